@@ -1,0 +1,58 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let package = Package(
+    name: "Lupine",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
+    products: [
+        .library(name: "Lupine", targets: ["Lupine"]),
+        .library(name: "LupineTestServer", targets: ["LupineTestServer"]),
+        .executable(name: "lupine", targets: ["LupineCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+    ],
+    targets: [
+        .target(
+            name: "Lupine",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .systemLibrary(
+            name: "CLupineZlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        .target(
+            name: "LupineTestServer",
+            dependencies: [
+                "CLupineZlib",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "LupineCLI",
+            dependencies: [
+                "Lupine",
+                "LupineTestServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "LupineTests",
+            dependencies: ["Lupine", "LupineTestServer"]
+        ),
+    ]
+)

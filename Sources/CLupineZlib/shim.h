@@ -1,0 +1,12 @@
+#ifndef CLUPINE_ZLIB_SHIM_H
+#define CLUPINE_ZLIB_SHIM_H
+
+#include <zlib.h>
+
+// deflateInit2 is a macro, which Swift cannot call; this wrapper exposes it as a function.
+// windowBits 15 produces a zlib (RFC 1950) stream, 15 + 16 a gzip (RFC 1952) stream.
+static inline int clupine_deflate_init(z_streamp stream, int level, int windowBits, int strategy) {
+    return deflateInit2(stream, level, Z_DEFLATED, windowBits, 8, strategy);
+}
+
+#endif

@@ -1,0 +1,132 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An awaitable handle on the serialized response of a DataRequest (made by `serializing...`).
+@available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
+public struct DataTask<Value>: Sendable where Value: Sendable {
+    /// The full response; may be awaited any number of times. With automatic cancellation, the
+    /// request is cancelled when the awaiting task is.
+    public var response: DataResponse<Value, AFError> {
+        get async {
+            guard shouldAutomaticallyCancel else { return await task.value }
+            return await withTaskCancellationHandler {
+                await task.value
+            } onCancel: {
+                cancel()
+            }
+        }
+    }
+
+    /// `response.result`.
+    public var result: Result<Value, AFError> {
+        get async { await response.result }
+    }
+
+    /// The success value, or throws the `AFError`.
+    public var value: Value {
+        get async throws { try await result.get() }
+    }
+
+    private let request: DataRequest
+    private let task: Task<DataResponse<Value, AFError>, Never>
+    private let shouldAutomaticallyCancel: Bool
+
+    init(request: DataRequest, task: Task<DataResponse<Value, AFError>, Never>, shouldAutomaticallyCancel: Bool) {
+        self.request = request
+        self.task = task
+        self.shouldAutomaticallyCancel = shouldAutomaticallyCancel
+    }
+
+    /// Cancels the task and the request.
+    public func cancel() {
+        task.cancel()
+    }
+
+    /// Resumes the request.
+    public func resume() {
+        request.resume()
+    }
+
+    /// Suspends the request.
+    public func suspend() {
+        request.suspend()
+    }
+}
+
+@available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
+extension DataRequest {
+    /// Awaitable `Data` body (see `DataResponseSerializer`).
+    public func serializingData(automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
+                                dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
+                                emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
+                                emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods) -> DataTask<Data> {
+        serializingResponse(using: DataResponseSerializer(dataPreprocessor: dataPreprocessor,
+                                                          emptyResponseCodes: emptyResponseCodes,
+                                                          emptyRequestMethods: emptyRequestMethods),
+                            automaticallyCancelling: shouldAutomaticallyCancel)
+    }
+
+    /// Awaitable body decoded as `Value`.
+    public func serializingDecodable<Value: Decodable>(_ type: Value.Type = Value.self,
+                                                       automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
+                                                       dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<Value>.defaultDataPreprocessor,
+                                                       decoder: any DataDecoder = JSONDecoder(),
+                                                       emptyResponseCodes: Set<Int> = DecodableResponseSerializer<Value>.defaultEmptyResponseCodes,
+                                                       emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<Value>.defaultEmptyRequestMethods) -> DataTask<Value> {
+        serializingResponse(using: DecodableResponseSerializer<Value>(dataPreprocessor: dataPreprocessor,
+                                                                      decoder: decoder,
+                                                                      emptyResponseCodes: emptyResponseCodes,
+                                                                      emptyRequestMethods: emptyRequestMethods),
+                            automaticallyCancelling: shouldAutomaticallyCancel)
+    }
+
+    /// Awaitable body as `String`.
+    public func serializingString(automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
+                                  dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
+                                  encoding: String.Encoding? = nil,
+                                  emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
+                                  emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods) -> DataTask<String> {
+        serializingResponse(using: StringResponseSerializer(dataPreprocessor: dataPreprocessor,
+                                                            encoding: encoding,
+                                                            emptyResponseCodes: emptyResponseCodes,
+                                                            emptyRequestMethods: emptyRequestMethods),
+                            automaticallyCancelling: shouldAutomaticallyCancel)
+    }
+
+    /// Awaitable response serialized by `serializer`.
+    public func serializingResponse<Serializer: ResponseSerializer>(using serializer: Serializer,
+                                                                    automaticallyCancelling shouldAutomaticallyCancel: Bool = true)
+        -> DataTask<Serializer.SerializedObject> {
+        dataTask(automaticallyCancelling: shouldAutomaticallyCancel) { [self] completion in
+            response(queue: underlyingQueue, responseSerializer: serializer, completionHandler: completion)
+        }
+    }
+
+    /// Awaitable response serialized by `serializer`.
+    public func serializingResponse<Serializer: DataResponseSerializerProtocol>(using serializer: Serializer,
+                                                                                automaticallyCancelling shouldAutomaticallyCancel: Bool = true)
+        -> DataTask<Serializer.SerializedObject> {
+        dataTask(automaticallyCancelling: shouldAutomaticallyCancel) { [self] completion in
+            response(queue: underlyingQueue, responseSerializer: serializer, completionHandler: completion)
+        }
+    }
+
+    /// Starts the internal task that registers the response handler now (which may resume the
+    /// request), so that awaiting later never misses the response.
+    private func dataTask<Value>(automaticallyCancelling shouldAutomaticallyCancel: Bool,
+                                 register: @escaping @Sendable (@escaping @Sendable (AFDataResponse<Value>) -> Void) -> Void) -> DataTask<Value> {
+        if shouldAutomaticallyCancel, Task.isCancelled { cancel() }
+        let task = Task {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    register { continuation.resume(returning: $0) }
+                }
+            } onCancel: {
+                self.cancel()
+            }
+        }
+        return DataTask(request: self, task: task, shouldAutomaticallyCancel: shouldAutomaticallyCancel)
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Fans every event out to its member monitors, each on the member's own queue, in order.
+/// `Session.eventMonitor` is one; users cannot create one.
+public final class CompositeEventMonitor: EventMonitor {
+    /// The Session's root queue.
+    public let queue: DispatchQueue
+    /// Member monitors, in order.
+    public let monitors: [any EventMonitor]
+    /// Where members that keep the default queue receive their events (Linux).
+    private let defaultMemberQueue: DispatchQueue
+
+    init(monitors: [any EventMonitor], queue: DispatchQueue, defaultMemberQueue: DispatchQueue) {
+        self.monitors = monitors
+        self.queue = queue
+        self.defaultMemberQueue = defaultMemberQueue
+    }
+
+    /// A composite with `monitors` appended after this one's members.
+    func appending(_ extra: [any EventMonitor]) -> CompositeEventMonitor {
+        CompositeEventMonitor(monitors: monitors + extra, queue: queue, defaultMemberQueue: defaultMemberQueue)
+    }
+
+    func performEvent(_ event: @escaping @Sendable (any EventMonitor) -> Void) {
+        for monitor in monitors {
+            monitor.queue.resolvingLupineDefault(to: defaultMemberQueue).async { event(monitor) }
+        }
+    }
+
+    public func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest) {
+        performEvent { $0.request(request, didCreateInitialURLRequest: urlRequest) }
+    }
+
+    public func request(_ request: Request, didFailToCreateURLRequestWithError error: AFError) {
+        performEvent { $0.request(request, didFailToCreateURLRequestWithError: error) }
+    }
+
+    public func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest) {
+        performEvent { $0.request(request, didAdaptInitialRequest: initialRequest, to: adaptedRequest) }
+    }
+
+    public func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: AFError) {
+        performEvent { $0.request(request, didFailToAdaptURLRequest: initialRequest, withError: error) }
+    }
+
+    public func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {
+        performEvent { $0.request(request, didCreateURLRequest: urlRequest) }
+    }
+
+    public func requestIsRetrying(_ request: Request) {
+        performEvent { $0.requestIsRetrying(request) }
+    }
+
+    public func requestDidFinish(_ request: Request) {
+        performEvent { $0.requestDidFinish(request) }
+    }
+
+    public func requestDidResume(_ request: Request) {
+        performEvent { $0.requestDidResume(request) }
+    }
+
+    public func requestDidSuspend(_ request: Request) {
+        performEvent { $0.requestDidSuspend(request) }
+    }
+
+    public func requestDidCancel(_ request: Request) {
+        performEvent { $0.requestDidCancel(request) }
+    }
+
+    public func request(_ request: DataRequest,
+                        didValidateRequest urlRequest: URLRequest?,
+                        response: HTTPURLResponse,
+                        data: Data?,
+                        withResult result: Request.ValidationResult) {
+        performEvent { $0.request(request, didValidateRequest: urlRequest, response: response, data: data, withResult: result) }
+    }
+
+    public func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, AFError>) {
+        performEvent { $0.request(request, didParseResponse: response) }
+    }
+
+    public func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value, AFError>) {
+        performEvent { $0.request(request, didParseResponse: response) }
+    }
+
+    public func request(_ request: Request, didSendURLRequest urlRequest: URLRequest) {
+        performEvent { $0.request(request, didSendURLRequest: urlRequest) }
+    }
+
+    public func request(_ request: Request, didReceiveResponse response: HTTPURLResponse) {
+        performEvent { $0.request(request, didReceiveResponse: response) }
+    }
+
+    public func request(_ request: Request, didCompleteAttemptWithError error: AFError?, timeline: Timeline) {
+        performEvent { $0.request(request, didCompleteAttemptWithError: error, timeline: timeline) }
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Receives the events of every request's lifecycle, on its own `queue`.
+///
+/// Every requirement has an empty default implementation: implement only what you need.
+public protocol EventMonitor: Sendable {
+    /// Queue on which this monitor's events are delivered. The default is `.main` on Apple
+    /// platforms and, on Linux, a serial queue owned by the Session (see README, "Queues").
+    var queue: DispatchQueue { get }
+
+    /// The first URLRequest was built (before adaptation).
+    func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest)
+    /// Building the URLRequest failed.
+    func request(_ request: Request, didFailToCreateURLRequestWithError error: AFError)
+    /// An adapter produced a new URLRequest.
+    func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest)
+    /// Adaptation failed.
+    func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: AFError)
+    /// The final URLRequest of this attempt.
+    func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest)
+    /// The request is about to be retried.
+    func requestIsRetrying(_ request: Request)
+    /// The request finished; its response serializers are about to run.
+    func requestDidFinish(_ request: Request)
+    /// `resume()` was accepted.
+    func requestDidResume(_ request: Request)
+    /// `suspend()` was accepted.
+    func requestDidSuspend(_ request: Request)
+    /// `cancel()` was accepted.
+    func requestDidCancel(_ request: Request)
+    /// A DataRequest validator ran.
+    func request(_ request: DataRequest,
+                 didValidateRequest urlRequest: URLRequest?,
+                 response: HTTPURLResponse,
+                 data: Data?,
+                 withResult result: Request.ValidationResult)
+    /// An unserialized DataResponse was produced.
+    func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, AFError>)
+    /// A serialized DataResponse was produced.
+    func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value, AFError>)
+
+    /// Lupine: one HTTP exchange of the request went out on the transport (once per attempt and
+    /// per redirect hop), as actually sent.
+    func request(_ request: Request, didSendURLRequest urlRequest: URLRequest)
+    /// Lupine: the response head of an exchange arrived (the first byte of the response).
+    func request(_ request: Request, didReceiveResponse response: HTTPURLResponse)
+    /// Lupine: the attempt's exchange ended, with its error if any, and the timeline so far.
+    func request(_ request: Request, didCompleteAttemptWithError error: AFError?, timeline: Timeline)
+}
+
+extension EventMonitor {
+    /// The default delivery queue: `.main` on Apple platforms, the Session's own serial queue on Linux.
+    public var queue: DispatchQueue { .lupineDefault }
+
+    public func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest) {}
+    public func request(_ request: Request, didFailToCreateURLRequestWithError error: AFError) {}
+    public func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest) {}
+    public func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: AFError) {}
+    public func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {}
+    public func requestIsRetrying(_ request: Request) {}
+    public func requestDidFinish(_ request: Request) {}
+    public func requestDidResume(_ request: Request) {}
+    public func requestDidSuspend(_ request: Request) {}
+    public func requestDidCancel(_ request: Request) {}
+    public func request(_ request: DataRequest,
+                        didValidateRequest urlRequest: URLRequest?,
+                        response: HTTPURLResponse,
+                        data: Data?,
+                        withResult result: Request.ValidationResult) {}
+    public func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, AFError>) {}
+    public func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value, AFError>) {}
+    public func request(_ request: Request, didSendURLRequest urlRequest: URLRequest) {}
+    public func request(_ request: Request, didReceiveResponse response: HTTPURLResponse) {}
+    public func request(_ request: Request, didCompleteAttemptWithError error: AFError?, timeline: Timeline) {}
+}

@@ -1,0 +1,151 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NIOConcurrencyHelpers
+
+/// A request whose response body is collected in memory.
+///
+/// The body is bounded (`DataRequest.maximumDataSize`): a larger response fails with
+/// `AFError.sessionTaskFailed(error: URLError(.dataLengthExceedsMaximum))` instead of exhausting
+/// memory. Use a download for large bodies.
+public class DataRequest: Request, @unchecked Sendable {
+    /// Largest body held in memory: 512 MiB.
+    static let maximumDataSize: Int64 = 512 * 1024 * 1024
+
+    /// The value the URLRequest is built from.
+    public let convertible: any URLRequestConvertible
+
+    /// Body bytes of the current attempt (nil until data arrives; cleared on retry).
+    public var data: Data? { dataState.withLockedValue { $0.data } }
+
+    struct DataState {
+        var data: Data?
+        var validators: [@Sendable () -> Void] = []
+        var httpResponseHandler: (queue: DispatchQueue,
+                                  handler: @Sendable (HTTPURLResponse, @escaping @Sendable (ResponseDisposition) -> Void) -> Void)?
+    }
+
+    let dataState = NIOLockedValueBox(DataState())
+
+    init(id: UUID = UUID(),
+         convertible: any URLRequestConvertible,
+         underlyingQueue: DispatchQueue,
+         serializationQueue: DispatchQueue,
+         eventMonitor: CompositeEventMonitor?,
+         interceptor: (any RequestInterceptor)?,
+         delegate: any RequestDelegate,
+         shouldAutomaticallyResume: Bool?,
+         defaultQueue: DispatchQueue) {
+        self.convertible = convertible
+        super.init(id: id, underlyingQueue: underlyingQueue, serializationQueue: serializationQueue,
+                   eventMonitor: eventMonitor, interceptor: interceptor, delegate: delegate,
+                   shouldAutomaticallyResume: shouldAutomaticallyResume, defaultQueue: defaultQueue)
+    }
+
+    // MARK: Sink
+
+    override func didReceiveResponseHead(_ response: HTTPURLResponse, task: any TransportTask) -> TransportReadiness {
+        let expected = response.expectedContentLength
+        updateDownloadProgress(expected: expected, received: 0)
+        if expected > Self.maximumDataSize {
+            failTransfer(with: .dataLengthExceedsMaximum, task: task)
+            return .proceed
+        }
+        guard let handler = dataState.withLockedValue({ $0.httpResponseHandler }) else { return .proceed }
+        // The body waits until the handler answers.
+        handler.queue.async {
+            handler.handler(response) { disposition in
+                switch disposition {
+                case .allow: task.resumeReading()
+                case .cancel: self.cancel()
+                }
+            }
+        }
+        return .pause
+    }
+
+    override func didReceiveBodyPart(_ data: Data, task: any TransportTask) -> TransportReadiness {
+        let received = dataState.withLockedValue { state -> Int64 in
+            if state.data == nil { state.data = data } else { state.data?.append(data) }
+            return Int64(state.data?.count ?? 0)
+        }
+        if received > Self.maximumDataSize {
+            failTransfer(with: .dataLengthExceedsMaximum, task: task)
+            return .proceed
+        }
+        updateDownloadProgress(expected: nil, received: received)
+        return .proceed
+    }
+
+    /// Records a transport-level failure found by the sink and stops the exchange.
+    func failTransfer(with code: URLError.Code, task: any TransportTask) {
+        let url = response?.url
+        mutableState.withLockedValue { state in
+            if state.error == nil {
+                state.error = .sessionTaskFailed(error: URLError(code, userInfo: [
+                    NSURLErrorFailingURLErrorKey: url as Any,
+                    NSLocalizedDescriptionKey: TransportErrorMapping.description(of: code),
+                ]))
+            }
+        }
+        task.cancel()
+    }
+
+    override func resetForRetry() {
+        dataState.withLockedValue { $0.data = nil }
+    }
+
+    override func runValidators() {
+        let validators = dataState.withLockedValue { $0.validators }
+        validators.forEach { $0() }
+    }
+
+    // MARK: Validation and response head handlers
+
+    /// Adds a validation closure, run when the response is complete (in the order added, while
+    /// there is no error). A failure that is not an `AFError` becomes
+    /// `.responseValidationFailed(reason: .customValidationFailed(error:))`.
+    @preconcurrency
+    @discardableResult
+    public func validate(_ validation: @escaping Validation) -> Self {
+        let validator: @Sendable () -> Void = { [unowned self] in
+            guard self.error == nil, let response = self.response else { return }
+            let request = self.request
+            let data = self.data
+            let result = validation(request, response, data)
+            if case let .failure(error) = result {
+                self.error = error.asAFError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
+            }
+            self.notify { $0.request(self, didValidateRequest: request, response: response, data: data, withResult: result) }
+        }
+        dataState.withLockedValue { $0.validators.append(validator) }
+        return self
+    }
+
+    /// Calls `handler` on `queue` with each final HTTPURLResponse; the body is held until the
+    /// handler answers `.allow`, and `.cancel` cancels the request. Only the last handler set is used.
+    @_disfavoredOverload
+    @preconcurrency
+    @discardableResult
+    public func onHTTPResponse(
+        on queue: DispatchQueue = .lupineDefault,
+        perform handler: @escaping @Sendable (_ response: HTTPURLResponse,
+                                              _ completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) -> Void
+    ) -> Self {
+        let queue = queue.resolvingLupineDefault(to: defaultQueue)
+        dataState.withLockedValue { $0.httpResponseHandler = (queue, handler) }
+        return self
+    }
+
+    /// Calls `handler` on `queue` with each final HTTPURLResponse (observation only).
+    @preconcurrency
+    @discardableResult
+    public func onHTTPResponse(on queue: DispatchQueue = .lupineDefault,
+                               perform handler: @escaping @Sendable (HTTPURLResponse) -> Void) -> Self {
+        onHTTPResponse(on: queue) { response, completionHandler in
+            handler(response)
+            completionHandler(.allow)
+        }
+    }
+}

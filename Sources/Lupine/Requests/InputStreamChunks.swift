@@ -1,0 +1,45 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// Reads an `InputStream` in chunks for a streamed request body, never whole into memory.
+final class InputStreamChunks: Sendable {
+    private let stream: NIOLockedValueBox<InputStreamBox>
+
+    private struct InputStreamBox: @unchecked Sendable {
+        let stream: InputStream
+        var isOpen = false
+        var isFinished = false
+    }
+
+    init(_ stream: InputStream) {
+        self.stream = NIOLockedValueBox(InputStreamBox(stream: stream))
+    }
+
+    var transportBody: TransportRequestBody {
+        .stream(length: nil) { try self.next() }
+    }
+
+    /// The next chunk, or nil at the end. A read error fails the exchange.
+    func next() throws -> Data? {
+        try stream.withLockedValue { box in
+            if box.isFinished { return nil }
+            if !box.isOpen {
+                box.stream.open()
+                box.isOpen = true
+            }
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            let count = box.stream.read(&buffer, maxLength: buffer.count)
+            if count < 0 {
+                box.isFinished = true
+                box.stream.close()
+                throw URLError(.cannotOpenFile)
+            }
+            if count == 0 {
+                box.isFinished = true
+                box.stream.close()
+                return nil
+            }
+            return Data(buffer[0..<count])
+        }
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// The steps of the pipeline as they happen to a Request. Session drives setup and retries; the
+// request drives its own exchanges, validation and finishing. Subclasses differ only in the hooks
+// at the end of this file: where the body comes from and where the response goes.
+extension Request {
+    // MARK: Setup
+
+    func didCreateInitialURLRequest(_ urlRequest: URLRequest) {
+        mutableState.withLockedValue { state in
+            state.requests.append(urlRequest)
+            if state.startTime == nil { state.startTime = Date() }
+        }
+        notify { $0.request(self, didCreateInitialURLRequest: urlRequest) }
+    }
+
+    func didFailToCreateURLRequest(with error: AFError) {
+        self.error = error
+        notify { $0.request(self, didFailToCreateURLRequestWithError: error) }
+        callCURLHandler()
+        mutableState.withLockedValue { $0.lifecycle.transferCompleted() }
+        retryOrFinish(error: error)
+    }
+
+    func didAdaptInitialRequest(_ initialRequest: URLRequest, to adaptedRequest: URLRequest) {
+        mutableState.withLockedValue { $0.requests.append(adaptedRequest) }
+        notify { $0.request(self, didAdaptInitialRequest: initialRequest, to: adaptedRequest) }
+    }
+
+    func didFailToAdaptURLRequest(_ initialRequest: URLRequest, withError error: AFError) {
+        self.error = error
+        notify { $0.request(self, didFailToAdaptURLRequest: initialRequest, withError: error) }
+        mutableState.withLockedValue { $0.lifecycle.transferCompleted() }
+        retryOrFinish(error: error)
+    }
+
+    /// The URLRequest of this attempt is final: handlers see it, then the exchange starts (or waits
+    /// for `resume()`).
+    func didCreateURLRequest(_ urlRequest: URLRequest) {
+        let (handler, transfer) = mutableState.withLockedValue { state in
+            let transfer = state.lifecycle.beginTransfer()
+            if transfer == .waitForResume { state.pendingURLRequest = urlRequest }
+            return (state.urlRequestHandler, transfer)
+        }
+        notify { $0.request(self, didCreateURLRequest: urlRequest) }
+        if let handler { handler.queue.async { handler.handler(urlRequest) } }
+        callCURLHandler()
+        if transfer == .start { startExchange(urlRequest) }
+    }
+
+    private func callCURLHandler() {
+        guard let handler = mutableState.withLockedValue({ $0.cURLHandler }) else { return }
+        let description = cURLDescription()
+        handler.queue.async { handler.handler(description) }
+    }
+
+    // MARK: Exchange
+
+    /// Sends `urlRequest` on the Session's transport, as one hop of the current attempt.
+    func startExchange(_ urlRequest: URLRequest) {
+        guard let session = delegate as? Session else {
+            finish(error: .sessionDeinitialized)
+            return
+        }
+        let sentRequest = session.requestApplyingSessionDefaults(urlRequest)
+        let transportRequest: TransportRequest
+        do {
+            transportRequest = try session.transportRequest(for: sentRequest, body: transportBody(for: sentRequest))
+        } catch {
+            let afError = error.asAFError ?? .sessionTaskFailed(error: URLError(.badURL))
+            didCompleteTransfer(error: afError)
+            return
+        }
+        let proceed = mutableState.withLockedValue { state -> Bool in
+            guard state.lifecycle.state != .cancelled else { return false }
+            state.pendingURLRequest = nil
+            state.performedRequests.append(sentRequest)
+            state.response = nil
+            state.responseHeaderFields = []
+            return true
+        }
+        guard proceed else {
+            didCompleteTransfer(error: .explicitlyCancelled)
+            return
+        }
+        let exchange = RequestExchange(request: self, urlRequest: sentRequest)
+        let task = session.transport.execute(transportRequest, events: exchange)
+        let cancelled = mutableState.withLockedValue { state -> Bool in
+            state.transportTask = task
+            return state.lifecycle.state == .cancelled
+        }
+        if cancelled { task.cancel() }
+    }
+
+    func exchangeDidSendRequest(_ urlRequest: URLRequest) {
+        mutableState.withLockedValue { $0.sentTime = Date() }
+        notify { $0.request(self, didSendURLRequest: urlRequest) }
+    }
+
+    /// A final (non-redirect) response head arrived.
+    func exchangeDidReceive(_ response: HTTPURLResponse, headerFields: [HTTPHeader], task: any TransportTask) -> TransportReadiness {
+        mutableState.withLockedValue { state in
+            // A transport may report events before `execute` returns: keep its handle for resume.
+            if state.transportTask == nil { state.transportTask = task }
+            state.response = response
+            state.responseHeaderFields = headerFields
+            state.firstByteTime = Date()
+        }
+        notify { $0.request(self, didReceiveResponse: response) }
+        let readiness = didReceiveResponseHead(response, task: task)
+        if case .pause = readiness { return .pause }
+        return mutableState.withLockedValue { $0.lifecycle.shouldPauseReading() } ? .pause : .proceed
+    }
+
+    func exchangeDidReceive(bodyPart: Data, task: any TransportTask) -> TransportReadiness {
+        if case .pause = didReceiveBodyPart(bodyPart, task: task) { return .pause }
+        return mutableState.withLockedValue { $0.lifecycle.shouldPauseReading() } ? .pause : .proceed
+    }
+
+    /// A redirect hop completed; the next hop starts (unless the request was cancelled meanwhile).
+    func exchangeDidRedirect(to nextRequest: URLRequest) {
+        mutableState.withLockedValue { state in
+            state.redirectCount += 1
+            state.transportTask = nil
+        }
+        startExchange(nextRequest)
+    }
+
+    var redirectsSoFar: Int { mutableState.withLockedValue { $0.redirectCount } }
+
+    /// The attempt's exchange ended (all hops); `error` is nil for a complete response.
+    func didCompleteTransfer(error transportError: AFError?) {
+        let (error, timeline) = mutableState.withLockedValue { state in
+            state.transportTask = nil
+            state.pendingURLRequest = nil
+            state.completedTime = Date()
+            state.lifecycle.transferCompleted()
+            // An error already recorded (cancellation, a refused response) wins over a later one.
+            if state.error == nil { state.error = transportError }
+            return (state.error, state.timeline)
+        }
+        notify { $0.request(self, didCompleteAttemptWithError: error, timeline: timeline) }
+        underlyingQueue.async {
+            if error == nil { self.runValidators() }
+            self.retryOrFinish(error: self.error)
+        }
+    }
+
+    // MARK: Retry and finish
+
+    func retryOrFinish(error: AFError?) {
+        guard let error, !isCancelled, let delegate else {
+            finish()
+            return
+        }
+        delegate.retryResult(for: self, dueTo: error) { result in
+            switch result {
+            case .doNotRetry:
+                self.finish()
+            case let .doNotRetryWithError(retryError):
+                self.finish(error: .requestRetryFailed(retryError: retryError, originalError: error))
+            case .retry, .retryWithDelay:
+                delegate.retryRequest(self, withDelay: result.delay)
+            }
+        }
+    }
+
+    /// Resets the per-attempt state before a retry and reports it.
+    func prepareForRetry() {
+        mutableState.withLockedValue { state in
+            state.retryCount += 1
+            state.error = nil
+            state.redirectCount = 0
+            state.response = nil
+            state.responseHeaderFields = []
+            state.responseSerializerCompletions = []
+            state.isRunningSerializer = false
+            state.sentTime = nil
+            state.firstByteTime = nil
+            state.completedTime = nil
+        }
+        uploadProgress.totalUnitCount = 0
+        uploadProgress.completedUnitCount = 0
+        downloadProgress.totalUnitCount = 0
+        downloadProgress.completedUnitCount = 0
+        resetForRetry()
+        notify { $0.requestIsRetrying(self) }
+    }
+
+    /// Ends the request: records `error`, reports it, and runs the response serializers.
+    func finish(error: AFError? = nil) {
+        let shouldFinish = mutableState.withLockedValue { state -> Bool in
+            if let error { state.error = error }
+            state.transportTask = nil
+            return state.lifecycle.beginFinishing()
+        }
+        guard shouldFinish else { return }
+        notify { $0.requestDidFinish(self) }
+        processNextResponseSerializer()
+    }
+
+    // MARK: Progress
+
+    func updateUploadProgress(totalBytesSent: Int64, totalBytesExpected: Int64?) {
+        uploadProgress.totalUnitCount = totalBytesExpected ?? -1
+        uploadProgress.completedUnitCount = totalBytesSent
+        if let handler = uploadProgressHandler {
+            let progress = uploadProgress
+            handler.queue.async { handler.handler(progress) }
+        }
+    }
+
+    func updateDownloadProgress(expected: Int64?, received: Int64) {
+        if let expected { downloadProgress.totalUnitCount = expected }
+        downloadProgress.completedUnitCount = received
+        if let handler = downloadProgressHandler {
+            let progress = downloadProgress
+            handler.queue.async { handler.handler(progress) }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+
+// Response handlers are queued serializers: they run one at a time in the order they were added,
+// once the request finishes. Their completions are dispatched together, in order, after the last
+// one has run, so that handlers of one request complete in the order they were added. A
+// serializer that triggers a retry leaves its completion out: after the retry every serializer
+// runs again on the new outcome.
+extension Request {
+    /// Queues `serializer`; resumes the request automatically when the Session (or the request's
+    /// own setting) says so.
+    func appendResponseSerializer(_ serializer: @escaping @Sendable () -> Void) {
+        let (mayResume, runNow) = mutableState.withLockedValue { state in
+            state.responseSerializers.append(serializer)
+            let mayResume = state.lifecycle.serializerAdded()
+            // Finished already: this serializer runs alone, on the stored outcome.
+            let runNow = state.lifecycle.activity == .done
+            return (mayResume, runNow)
+        }
+        if runNow {
+            underlyingQueue.async { self.processNextResponseSerializer() }
+        }
+        if mayResume {
+            underlyingQueue.async {
+                if self.shouldAutomaticallyResume ?? self.delegate?.startImmediately ?? false {
+                    self.resume()
+                }
+            }
+        }
+    }
+
+    /// Called by each serializer when its result is ready; `completion` dispatches it to the caller.
+    func responseSerializerDidComplete(completion: @escaping @Sendable () -> Void) {
+        mutableState.withLockedValue { state in
+            state.responseSerializerCompletions.append(completion)
+            state.isRunningSerializer = false
+        }
+        processNextResponseSerializer()
+    }
+
+    func processNextResponseSerializer() {
+        enum Next { case run(@Sendable () -> Void), wait, finished([@Sendable () -> Void], [@Sendable () -> Void]) }
+        let next = mutableState.withLockedValue { state -> Next in
+            guard !state.isRunningSerializer else { return .wait }
+            let index = state.responseSerializerCompletions.count
+            if index < state.responseSerializers.count {
+                state.isRunningSerializer = true
+                return .run(state.responseSerializers[index])
+            }
+            let completions = state.responseSerializerCompletions
+            state.responseSerializers.removeAll()
+            state.responseSerializerCompletions.removeAll()
+            state.lifecycle.serializersCompleted()
+            let finishHandlers = state.finishHandlers
+            state.finishHandlers.removeAll()
+            return .finished(completions, finishHandlers)
+        }
+        switch next {
+        case let .run(serializer):
+            serializer()
+        case .wait:
+            break
+        case let .finished(completions, finishHandlers):
+            completions.forEach { $0() }
+            finishHandlers.forEach { $0() }
+            delegate?.cleanup(after: self)
+        }
+    }
+
+    /// Runs `handler` once the request has finished (immediately if it already has).
+    func onFinish(_ handler: @escaping @Sendable () -> Void) {
+        let runNow = mutableState.withLockedValue { state -> Bool in
+            if state.lifecycle.activity == .done { return true }
+            state.finishHandlers.append(handler)
+            return false
+        }
+        if runNow { handler() }
+    }
+}

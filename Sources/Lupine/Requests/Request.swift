@@ -1,0 +1,361 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NIOConcurrencyHelpers
+
+/// One logical HTTP request and everything it goes through: URLRequest creation, adaptation, the
+/// exchange on the transport (redirects included), validation, retries and response serialization.
+///
+/// Requests are made by a `Session`, never directly. Equality and hashing use `id`.
+public class Request: @unchecked Sendable {
+    /// Lifecycle state.
+    public enum State {
+        /// Created, never resumed.
+        case initialized
+        /// `resume()` was called; the exchange runs.
+        case resumed
+        /// `suspend()` was called; nothing is sent and the response body is not read.
+        case suspended
+        /// `cancel()` was called; terminal for resume and suspend.
+        case cancelled
+        /// All response serializers have completed.
+        case finished
+    }
+
+    /// Identity of the request.
+    public let id: UUID
+    /// Serial queue for the request's internal work.
+    public let underlyingQueue: DispatchQueue
+    /// Queue on which response serializers run (the Session's `serializationQueue`).
+    public let serializationQueue: DispatchQueue
+    /// Per-request override of `Session.startRequestsImmediately`; nil defers to the Session.
+    public let shouldAutomaticallyResume: Bool?
+    /// The Session that owns the request (weak).
+    public private(set) weak var delegate: (any RequestDelegate)?
+
+    /// Body upload progress; zeroed on retry.
+    public let uploadProgress = Progress(totalUnitCount: 0)
+    /// Response download progress; zeroed on retry.
+    public let downloadProgress = Progress(totalUnitCount: 0)
+
+    /// Progress callback type.
+    public typealias ProgressHandler = @Sendable (_ progress: Progress) -> Void
+
+    let sessionMonitor: CompositeEventMonitor?
+    /// Where handlers given the default queue run (the Session's queue on Linux).
+    let defaultQueue: DispatchQueue
+    let mutableState: NIOLockedValueBox<RequestMutableState>
+
+    init(id: UUID = UUID(),
+         underlyingQueue: DispatchQueue,
+         serializationQueue: DispatchQueue,
+         eventMonitor: CompositeEventMonitor?,
+         interceptor: (any RequestInterceptor)?,
+         delegate: any RequestDelegate,
+         shouldAutomaticallyResume: Bool?,
+         defaultQueue: DispatchQueue) {
+        self.id = id
+        self.underlyingQueue = underlyingQueue
+        self.serializationQueue = serializationQueue
+        self.sessionMonitor = eventMonitor
+        self.delegate = delegate
+        self.shouldAutomaticallyResume = shouldAutomaticallyResume
+        self.defaultQueue = defaultQueue
+        var initial = RequestMutableState()
+        initial.interceptor = interceptor
+        self.mutableState = NIOLockedValueBox(initial)
+    }
+
+    // MARK: State
+
+    /// Current state.
+    public var state: State { mutableState.withLockedValue { $0.lifecycle.state } }
+    /// `state == .initialized`.
+    public var isInitialized: Bool { state == .initialized }
+    /// `state == .resumed`.
+    public var isResumed: Bool { state == .resumed }
+    /// `state == .suspended`.
+    public var isSuspended: Bool { state == .suspended }
+    /// `state == .cancelled`.
+    public var isCancelled: Bool { state == .cancelled }
+    /// `state == .finished`.
+    public var isFinished: Bool { state == .finished }
+
+    /// The monitor of this request: the Session's monitors, then those added with `eventMonitor(_:)`.
+    public var eventMonitor: (any EventMonitor)? {
+        let added = mutableState.withLockedValue { $0.addedMonitors }
+        guard let sessionMonitor else { return nil }
+        return added.isEmpty ? sessionMonitor : sessionMonitor.appending(added)
+    }
+
+    /// The request-level interceptor (constructor argument plus `interceptor(_:)`, `adapt(using:)`
+    /// and `retry(using:)`).
+    public var interceptor: (any RequestInterceptor)? { mutableState.withLockedValue { $0.interceptor } }
+
+    /// Installed upload progress callback.
+    public internal(set) var uploadProgressHandler: (handler: ProgressHandler, queue: DispatchQueue)? {
+        get { mutableState.withLockedValue { $0.uploadProgressHandler } }
+        set { mutableState.withLockedValue { $0.uploadProgressHandler = newValue } }
+    }
+
+    /// Installed download progress callback.
+    public internal(set) var downloadProgressHandler: (handler: ProgressHandler, queue: DispatchQueue)? {
+        get { mutableState.withLockedValue { $0.downloadProgressHandler } }
+        set { mutableState.withLockedValue { $0.downloadProgressHandler = newValue } }
+    }
+
+    /// Credential used to answer HTTP authentication challenges.
+    public internal(set) var credential: URLCredential? {
+        get { mutableState.withLockedValue { $0.credential } }
+        set { mutableState.withLockedValue { $0.credential = newValue } }
+    }
+
+    /// Every URLRequest created for this request: initial, adapted, and those of retries.
+    public var requests: [URLRequest] { mutableState.withLockedValue { $0.requests } }
+    /// First of `requests`.
+    public var firstRequest: URLRequest? { requests.first }
+    /// Last of `requests`.
+    public var lastRequest: URLRequest? { requests.last }
+    /// Same as `lastRequest`.
+    public var request: URLRequest? { lastRequest }
+    /// Requests as handed to the transport, one per attempt and redirect hop, with the Session's
+    /// headers merged in.
+    public var performedRequests: [URLRequest] { mutableState.withLockedValue { $0.performedRequests } }
+    /// Response of the most recent exchange, if any.
+    public var response: HTTPURLResponse? { mutableState.withLockedValue { $0.response } }
+    /// Number of retries performed so far.
+    public var retryCount: Int { mutableState.withLockedValue { $0.retryCount } }
+    /// Current error (creation, adaptation, transport, validation, cancellation); reset on retry.
+    public internal(set) var error: AFError? {
+        get { mutableState.withLockedValue { $0.error } }
+        set { mutableState.withLockedValue { $0.error = newValue } }
+    }
+
+    /// When each stage of the request happened (Lupine's stand-in for metrics).
+    public var timeline: Timeline { mutableState.withLockedValue { $0.timeline } }
+
+    /// Always empty: URLSession metrics do not exist on this transport; see `timeline`.
+    public var allMetrics: [URLSessionTaskMetrics] { [] }
+    /// Always nil; see `timeline`.
+    public var firstMetrics: URLSessionTaskMetrics? { nil }
+    /// Always nil; see `timeline`.
+    public var lastMetrics: URLSessionTaskMetrics? { nil }
+    /// Always nil; see `timeline`.
+    public var metrics: URLSessionTaskMetrics? { nil }
+
+    // MARK: Lifecycle
+
+    /// Cancels the request: the state becomes `.cancelled`, `error` becomes `.explicitlyCancelled`
+    /// unless already set, and the exchange in flight is cancelled (or, with none, the request
+    /// finishes at once). Cancelled requests are never retried.
+    @discardableResult
+    public func cancel() -> Self {
+        let (action, task) = mutableState.withLockedValue { state in
+            let action = state.lifecycle.cancel()
+            if action != .ignore, state.error == nil { state.error = .explicitlyCancelled }
+            return (action, state.transportTask)
+        }
+        guard action != .ignore else { return self }
+        notify { $0.requestDidCancel(self) }
+        switch action {
+        case .cancelTransfer: task?.cancel()
+        case .finish: underlyingQueue.async { self.finish() }
+        case .notifyOnly, .ignore: break
+        }
+        return self
+    }
+
+    /// Suspends the request: no exchange starts while suspended, and an exchange in flight stops
+    /// reading its response body (the server is slowed down by TCP backpressure) until `resume()`.
+    @discardableResult
+    public func suspend() -> Self {
+        guard mutableState.withLockedValue({ $0.lifecycle.suspend() }) else { return self }
+        notify { $0.requestDidSuspend(self) }
+        return self
+    }
+
+    /// Resumes the request; the first resume of a lazily set-up request starts its setup.
+    @discardableResult
+    public func resume() -> Self {
+        let setupIsLazy = (delegate as? Session)?.requestSetup != .eager
+        let (action, task, pending) = mutableState.withLockedValue { state in
+            (state.lifecycle.resume(setupIsLazy: setupIsLazy), state.transportTask, state.pendingURLRequest)
+        }
+        guard case let .notify(then: next) = action else { return self }
+        notify { $0.requestDidResume(self) }
+        switch next {
+        case .startSetup: delegate?.readyToPerform(request: self)
+        case .startTransfer: if let pending { startExchange(pending) }
+        case .resumeReading: task?.resumeReading()
+        case .nothing: break
+        }
+        return self
+    }
+
+    // MARK: Configuration
+
+    /// Stores a credential built from `username` and `password` for HTTP authentication challenges.
+    @discardableResult
+    public func authenticate(username: String, password: String, persistence: URLCredential.Persistence = .forSession) -> Self {
+        authenticate(with: URLCredential(user: username, password: password, persistence: persistence))
+    }
+
+    /// Stores the credential used for HTTP authentication challenges.
+    @discardableResult
+    public func authenticate(with credential: URLCredential) -> Self {
+        self.credential = credential
+        return self
+    }
+
+    /// Sets the download progress callback (replacing any previous one), called on `queue`.
+    @preconcurrency
+    @discardableResult
+    public func downloadProgress(queue: DispatchQueue = .lupineDefault, closure: @escaping ProgressHandler) -> Self {
+        downloadProgressHandler = (closure, queue.resolvingLupineDefault(to: defaultQueue))
+        return self
+    }
+
+    /// Sets the upload progress callback (replacing any previous one), called on `queue`.
+    @preconcurrency
+    @discardableResult
+    public func uploadProgress(queue: DispatchQueue = .lupineDefault, closure: @escaping ProgressHandler) -> Self {
+        uploadProgressHandler = (closure, queue.resolvingLupineDefault(to: defaultQueue))
+        return self
+    }
+
+    /// Calls `handler` on `queue` with `cURLDescription()`: at once if a URLRequest exists, otherwise
+    /// when it is created (only the last pending handler is kept).
+    @preconcurrency
+    @discardableResult
+    public func cURLDescription(on queue: DispatchQueue, calling handler: @escaping @Sendable (String) -> Void) -> Self {
+        let hasRequest = mutableState.withLockedValue { state -> Bool in
+            state.cURLHandler = (queue, handler)
+            return !state.requests.isEmpty
+        }
+        if hasRequest {
+            let description = cURLDescription()
+            queue.async { handler(description) }
+        }
+        return self
+    }
+
+    /// As `cURLDescription(on:calling:)`, on `underlyingQueue`.
+    @preconcurrency
+    @discardableResult
+    public func cURLDescription(calling handler: @escaping @Sendable (String) -> Void) -> Self {
+        cURLDescription(on: underlyingQueue, calling: handler)
+    }
+
+    /// Calls `handler` for the current last URLRequest (if any) and every later one (adaptation,
+    /// retries). The last handler set wins.
+    @preconcurrency
+    @discardableResult
+    public func onURLRequestCreation(on queue: DispatchQueue = .lupineDefault, perform handler: @escaping @Sendable (URLRequest) -> Void) -> Self {
+        let queue = queue.resolvingLupineDefault(to: defaultQueue)
+        let last = mutableState.withLockedValue { state -> URLRequest? in
+            state.urlRequestHandler = (queue, handler)
+            return state.requests.last
+        }
+        if let last { queue.async { handler(last) } }
+        return self
+    }
+
+    /// Adds an interceptor that runs after the Session's and after any already on this request.
+    @preconcurrency
+    @discardableResult
+    public func interceptor(_ interceptor: any RequestInterceptor) -> Self {
+        mutableState.withLockedValue { state in
+            state.interceptor = state.interceptor.map { Interceptor(interceptors: [$0, interceptor]) } ?? interceptor
+        }
+        return self
+    }
+
+    /// Adds an adapter after the existing ones.
+    @preconcurrency
+    @discardableResult
+    public func adapt(using adapter: any RequestAdapter) -> Self {
+        mutableState.withLockedValue { state in
+            let existing = state.interceptor
+            state.interceptor = Interceptor(adapters: (existing.map { [$0] } ?? []) + [adapter],
+                                            retriers: existing.map { [$0] } ?? [])
+        }
+        return self
+    }
+
+    /// Adds a retrier after the existing ones.
+    @preconcurrency
+    @discardableResult
+    public func retry(using retrier: any RequestRetrier) -> Self {
+        mutableState.withLockedValue { state in
+            let existing = state.interceptor
+            state.interceptor = Interceptor(adapters: existing.map { [$0] } ?? [],
+                                            retriers: (existing.map { [$0] } ?? []) + [retrier])
+        }
+        return self
+    }
+
+    /// Adds a monitor after the Session's; it receives this request's events only.
+    @preconcurrency
+    @discardableResult
+    public func eventMonitor(_ eventMonitor: any EventMonitor) -> Self {
+        mutableState.withLockedValue { $0.addedMonitors.append(eventMonitor) }
+        return self
+    }
+
+    // MARK: Subclass hooks: where the body comes from, where the response goes
+
+    /// The body to send for `urlRequest`.
+    func transportBody(for urlRequest: URLRequest) throws -> TransportRequestBody? {
+        if let body = urlRequest.httpBody { return .data(body) }
+        if let stream = urlRequest.httpBodyStream { return InputStreamChunks(stream).transportBody }
+        return nil
+    }
+
+    /// A final response head arrived; `.pause` holds the body until `task.resumeReading()`.
+    func didReceiveResponseHead(_ response: HTTPURLResponse, task: any TransportTask) -> TransportReadiness { .proceed }
+
+    /// A part of the response body arrived.
+    func didReceiveBodyPart(_ data: Data, task: any TransportTask) -> TransportReadiness { .proceed }
+
+    /// Runs the validators added to the request (after a complete response).
+    func runValidators() {}
+
+    /// Clears what the last attempt received.
+    func resetForRetry() {}
+
+    // MARK: Events
+
+    /// Delivers an event to the Session's monitors and to those added to this request.
+    func notify(_ event: @escaping @Sendable (any EventMonitor) -> Void) {
+        sessionMonitor?.performEvent(event)
+        eventMonitorsAdded(event)
+    }
+
+    private func eventMonitorsAdded(_ event: @escaping @Sendable (any EventMonitor) -> Void) {
+        let added = mutableState.withLockedValue { $0.addedMonitors }
+        for monitor in added {
+            monitor.queue.resolvingLupineDefault(to: defaultQueue).async { event(monitor) }
+        }
+    }
+}
+
+extension Request {
+    /// Answer to `onHTTPResponse` handlers.
+    public enum ResponseDisposition: Sendable {
+        /// Continue the request.
+        case allow
+        /// Cancel the request, exactly as `cancel()` would.
+        case cancel
+    }
+}
+
+extension Request: Equatable {
+    /// Requests are equal when their `id`s are.
+    public static func == (lhs: Request, rhs: Request) -> Bool { lhs.id == rhs.id }
+}
+
+extension Request: Hashable {
+    /// Hashes `id`.
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+}

@@ -1,0 +1,95 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NIOConcurrencyHelpers
+
+/// Receives the transport events of one hop of a request's exchange.
+///
+/// A followed redirect's body is discarded and, when the hop ends, the next hop starts from the
+/// request URLSession would have sent. Any other response goes to the Request, which hands the
+/// body to its sink (memory, file or stream).
+final class RequestExchange: TransportEvents {
+    private let request: Request
+    private let urlRequest: URLRequest
+    /// Set when the hop's response is a redirect that is followed (or refused).
+    private let redirect = NIOLockedValueBox<RedirectRules.Decision>(.notARedirect)
+
+    init(request: Request, urlRequest: URLRequest) {
+        self.request = request
+        self.urlRequest = urlRequest
+    }
+
+    func transportDidSendBodyBytes(_ task: any TransportTask, totalBytesSent: Int64, totalBytesExpectedToSend: Int64?) {
+        request.updateUploadProgress(totalBytesSent: totalBytesSent, totalBytesExpected: totalBytesExpectedToSend)
+    }
+
+    func transportDidSendRequest(_ task: any TransportTask) {
+        request.exchangeDidSendRequest(urlRequest)
+    }
+
+    func transportDidReceive(_ task: any TransportTask, head: TransportResponseHead) -> TransportReadiness {
+        let location = head.headerFields.first { $0.name.caseInsensitiveCompare("Location") == .orderedSame }?.value
+        let decision = RedirectRules.decision(for: urlRequest, statusCode: head.statusCode, location: location,
+                                              redirectsSoFar: request.redirectsSoFar)
+        switch decision {
+        case .follow, .refuse:
+            redirect.withLockedValue { $0 = decision }
+            return .proceed
+        case .notARedirect:
+            let response = HTTPURLResponse(url: urlRequest.url ?? URL(fileURLWithPath: "/"),
+                                           statusCode: head.statusCode,
+                                           httpVersion: head.httpVersion,
+                                           headerFields: ResponseHeaderFields.dictionary(from: head.headerFields))
+            guard let response else { return .proceed }
+            return request.exchangeDidReceive(response, headerFields: head.headerFields, task: task)
+        }
+    }
+
+    func transportDidReceive(_ task: any TransportTask, bodyPart: Data) -> TransportReadiness {
+        guard case .notARedirect = redirect.withLockedValue({ $0 }) else { return .proceed }
+        return request.exchangeDidReceive(bodyPart: bodyPart, task: task)
+    }
+
+    func transportDidComplete(_ task: any TransportTask, error: URLError?) {
+        if let error {
+            request.didCompleteTransfer(error: .sessionTaskFailed(error: error))
+            return
+        }
+        switch redirect.withLockedValue({ $0 }) {
+        case let .follow(nextRequest):
+            request.exchangeDidRedirect(to: nextRequest)
+        case let .refuse(code):
+            let error = URLError(code, userInfo: [
+                NSURLErrorFailingURLErrorKey: urlRequest.url as Any,
+                NSLocalizedDescriptionKey: TransportErrorMapping.description(of: code),
+            ])
+            request.didCompleteTransfer(error: .sessionTaskFailed(error: error))
+        case .notARedirect:
+            request.didCompleteTransfer(error: nil)
+        }
+    }
+}
+
+/// How repeated response header fields become the single-valued dictionary of `HTTPURLResponse`.
+enum ResponseHeaderFields {
+    /// Fields with the same name (case-insensitive) are joined with ", " as RFC 9110 allows. For
+    /// `Set-Cookie` this is what Apple's URLSession does too, and what `HTTPCookie.cookies(
+    /// withResponseHeaderFields:for:)` parses (it tells the commas of `Expires` dates apart); the
+    /// separate lines are kept as received in the request's ordered field list. The first
+    /// spelling of a name is kept.
+    static func dictionary(from fields: [HTTPHeader]) -> [String: String] {
+        var result: [String: String] = [:]
+        var spelling: [String: String] = [:]
+        for field in fields {
+            let key = field.name.lowercased()
+            if let name = spelling[key], let existing = result[name] {
+                result[name] = existing + ", " + field.value
+            } else {
+                spelling[key] = field.name
+                result[field.name] = field.value
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Everything about a Request that changes over its life, kept behind one lock.
+struct RequestMutableState {
+    var lifecycle = RequestLifecycle()
+    var interceptor: (any RequestInterceptor)?
+    var addedMonitors: [any EventMonitor] = []
+
+    /// Every URLRequest built: initial, adapted, and those of retries.
+    var requests: [URLRequest] = []
+    /// Every URLRequest handed to the transport (one per attempt and redirect hop).
+    var performedRequests: [URLRequest] = []
+    /// The URLRequest that waits for `resume()` before its exchange starts.
+    var pendingURLRequest: URLRequest?
+    var transportTask: (any TransportTask)?
+    var response: HTTPURLResponse?
+    /// The response header fields as received, repeated names kept (Set-Cookie lines apart).
+    var responseHeaderFields: [HTTPHeader] = []
+    var error: AFError?
+    var retryCount = 0
+    var redirectCount = 0
+    var credential: URLCredential?
+
+    var startTime: Date?
+    var sentTime: Date?
+    var firstByteTime: Date?
+    var completedTime: Date?
+
+    /// Serializers run one at a time, in the order added; those before index
+    /// `responseSerializerCompletions.count` have run in this round.
+    var responseSerializers: [@Sendable () -> Void] = []
+    var responseSerializerCompletions: [@Sendable () -> Void] = []
+    var isRunningSerializer = false
+    var serializersFinishedOnce = false
+
+    var uploadProgressHandler: (handler: Request.ProgressHandler, queue: DispatchQueue)?
+    var downloadProgressHandler: (handler: Request.ProgressHandler, queue: DispatchQueue)?
+    var cURLHandler: (queue: DispatchQueue, handler: @Sendable (String) -> Void)?
+    var urlRequestHandler: (queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)?
+    /// Called once when the request is finished (serializers drained); used by async streams.
+    var finishHandlers: [@Sendable () -> Void] = []
+
+    var timeline: Timeline {
+        Timeline(requestStartTime: startTime, requestSentTime: sentTime, initialResponseTime: firstByteTime,
+                 requestCompletedTime: completedTime, redirectCount: redirectCount, retryCount: retryCount)
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension Session {
+    func makeDataRequest(_ convertible: any URLRequestConvertible,
+                         interceptor: (any RequestInterceptor)?,
+                         shouldAutomaticallyResume: Bool?) -> DataRequest {
+        let request = DataRequest(convertible: convertible,
+                                  underlyingQueue: makeUnderlyingQueue(),
+                                  serializationQueue: serializationQueue,
+                                  eventMonitor: eventMonitor,
+                                  interceptor: interceptor,
+                                  delegate: self,
+                                  shouldAutomaticallyResume: shouldAutomaticallyResume,
+                                  defaultQueue: callbackQueue)
+        perform(request)
+        return request
+    }
+
+    func makeUnderlyingQueue() -> DispatchQueue {
+        DispatchQueue(label: "lupine.request.underlyingQueue", target: rootQueue)
+    }
+}
+
+/// A URL, method, dictionary parameters and headers, turned into a URLRequest when the request sets up.
+struct ParametersRequestConvertible: URLRequestConvertible {
+    let url: any URLConvertible
+    let method: HTTPMethod
+    let parameters: Parameters?
+    let encoding: any ParameterEncoding
+    let headers: HTTPHeaders?
+    let requestModifier: Session.RequestModifier?
+
+    func asURLRequest() throws -> URLRequest {
+        var request = try URLRequest(url: url, method: method, headers: headers)
+        try requestModifier?(&request)
+        return try encoding.encode(request, with: parameters)
+    }
+}
+
+/// A URL, method, Encodable parameters and headers, turned into a URLRequest when the request sets up.
+struct EncodableRequestConvertible<Parameters: Encodable & Sendable>: URLRequestConvertible {
+    let url: any URLConvertible
+    let method: HTTPMethod
+    let parameters: Parameters?
+    let encoder: any ParameterEncoder
+    let headers: HTTPHeaders?
+    let requestModifier: Session.RequestModifier?
+
+    func asURLRequest() throws -> URLRequest {
+        var request = try URLRequest(url: url, method: method, headers: headers)
+        try requestModifier?(&request)
+        return try parameters.map { try encoder.encode($0, into: request) } ?? request
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// How a URLRequest becomes a transport exchange: the configuration's headers and timeouts are
+// applied here, as URLSession applies them.
+extension Session {
+    /// `urlRequest` with the configuration's `httpAdditionalHeaders` added where the request does
+    /// not set the same header itself: what the transport actually sends.
+    func requestApplyingSessionDefaults(_ urlRequest: URLRequest) -> URLRequest {
+        guard let additional = configuration.httpAdditionalHeaders, !additional.isEmpty else { return urlRequest }
+        var request = urlRequest
+        for (key, value) in additional {
+            guard let name = key as? String, request.value(forHTTPHeaderField: name) == nil else { continue }
+            request.setValue("\(value)", forHTTPHeaderField: name)
+        }
+        return request
+    }
+
+    /// The transport's view of `urlRequest`.
+    ///
+    /// The idle timeout is the request's `timeoutInterval` when it was changed from URLRequest's
+    /// default of 60 seconds, else the configuration's `timeoutIntervalForRequest`; the deadline
+    /// is `timeoutIntervalForResource` from now.
+    func transportRequest(for urlRequest: URLRequest, body: TransportRequestBody?) throws -> TransportRequest {
+        guard let url = urlRequest.url else { throw AFError.sessionTaskFailed(error: URLError(.badURL)) }
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
+            throw AFError.sessionTaskFailed(error: URLError(.unsupportedURL, userInfo: [
+                NSURLErrorFailingURLErrorKey: url,
+                NSLocalizedDescriptionKey: TransportErrorMapping.description(of: .unsupportedURL),
+            ]))
+        }
+        let headerFields = (urlRequest.allHTTPHeaderFields ?? [:])
+            .sorted { $0.key.lowercased() < $1.key.lowercased() }
+            .map { HTTPHeader(name: $0.key, value: $0.value) }
+        let requestTimeout = urlRequest.timeoutInterval
+        let idleTimeout = requestTimeout != Self.defaultRequestTimeout && requestTimeout > 0
+            ? requestTimeout
+            : configuration.timeoutIntervalForRequest
+        let resourceTimeout = configuration.timeoutIntervalForResource
+        return TransportRequest(url: url,
+                                method: HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET"),
+                                headerFields: headerFields,
+                                body: body,
+                                idleTimeout: idleTimeout > 0 ? idleTimeout : 60,
+                                deadline: resourceTimeout > 0 ? Date(timeIntervalSinceNow: resourceTimeout) : nil)
+    }
+
+    /// URLRequest's own default `timeoutInterval`.
+    static let defaultRequestTimeout: TimeInterval = 60
+}

@@ -1,0 +1,318 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NIOConcurrencyHelpers
+
+/// Creates and runs requests: the entry point of Lupine, as in Alamofire.
+///
+/// A Session owns its transport (an AsyncHTTPClient client) and its queues. Requests hold it weakly:
+/// releasing a Session finishes its unfinished requests with `AFError.sessionDeinitialized` and
+/// shuts its transport down. `Session.default` (`AF`) lives for the whole process.
+open class Session: @unchecked Sendable {
+    /// The shared instance used by `AF`.
+    public static let `default` = Session()
+
+    /// When a new Request does its setup work (URLRequest creation and adaptation).
+    public enum RequestSetup {
+        /// Nothing happens until `resume()` is called on the Request. The default.
+        case lazy
+        /// Setup starts as soon as the request is created; the exchange still waits for `resume()`.
+        case eager
+    }
+
+    /// Serial queue for the Session's internal work.
+    public let rootQueue: DispatchQueue
+    /// Whether requests resume automatically when their first response handler is added.
+    public let startRequestsImmediately: Bool
+    /// When requests do their setup work.
+    public let requestSetup: RequestSetup
+    /// Queue where URLRequests are built.
+    public let requestQueue: DispatchQueue
+    /// Queue where response serializers run.
+    public let serializationQueue: DispatchQueue
+    /// Session-wide interceptor; runs before any per-request interceptor.
+    public let interceptor: (any RequestInterceptor)?
+    /// The monitors passed at init, fanned out from `rootQueue`.
+    public let eventMonitor: CompositeEventMonitor
+
+    /// The configuration the Session was made with (headers, timeouts, connection limits).
+    let configuration: URLSessionConfiguration
+    /// Moves the bytes of each exchange.
+    let transport: any Transport
+    /// Where handlers and monitors given the default queue run on Linux (serial, owned here).
+    let callbackQueue: DispatchQueue
+    private let activeRequests = NIOLockedValueBox<Set<Request>>([])
+
+    /// Creates a Session.
+    ///
+    /// - Parameters:
+    ///   - configuration: Headers, timeouts (`timeoutIntervalForRequest` is the idle timeout,
+    ///     `timeoutIntervalForResource` the total one), `httpMaximumConnectionsPerHost`.
+    ///   - rootQueue: Serial queue for internal work; when it is not `.main`, a serial queue targeting it is used.
+    ///   - startRequestsImmediately: Whether adding a response handler resumes the request.
+    ///   - requestSetup: `.lazy` (setup on first resume) or `.eager` (setup at creation).
+    ///   - requestQueue: Queue for URLRequest creation; targets `rootQueue` when nil.
+    ///   - serializationQueue: Queue for response serialization; targets `rootQueue` when nil.
+    ///   - interceptor: Session-wide adapter and retrier.
+    ///   - eventMonitors: Monitors of every request.
+    public convenience init(configuration: URLSessionConfiguration = URLSessionConfiguration.af.default,
+                            rootQueue: DispatchQueue = DispatchQueue(label: "lupine.session.rootQueue"),
+                            startRequestsImmediately: Bool = true,
+                            requestSetup: RequestSetup = .lazy,
+                            requestQueue: DispatchQueue? = nil,
+                            serializationQueue: DispatchQueue? = nil,
+                            interceptor: (any RequestInterceptor)? = nil,
+                            eventMonitors: [any EventMonitor] = [AlamofireNotifications()]) {
+        let options = AsyncHTTPClientTransport.Options(connectTimeout: configuration.timeoutIntervalForRequest,
+                                                       maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost)
+        self.init(transport: AsyncHTTPClientTransport(options: options),
+                  configuration: configuration,
+                  rootQueue: rootQueue,
+                  startRequestsImmediately: startRequestsImmediately,
+                  requestSetup: requestSetup,
+                  requestQueue: requestQueue,
+                  serializationQueue: serializationQueue,
+                  interceptor: interceptor,
+                  eventMonitors: eventMonitors)
+    }
+
+    /// Creates a Session on a given transport: a test double of your own, for example.
+    ///
+    /// The other parameters are those of `init(configuration:...)`.
+    public init(transport: any Transport,
+                configuration: URLSessionConfiguration = URLSessionConfiguration.af.default,
+                rootQueue: DispatchQueue = DispatchQueue(label: "lupine.session.rootQueue"),
+                startRequestsImmediately: Bool = true,
+                requestSetup: RequestSetup = .lazy,
+                requestQueue: DispatchQueue? = nil,
+                serializationQueue: DispatchQueue? = nil,
+                interceptor: (any RequestInterceptor)? = nil,
+                eventMonitors: [any EventMonitor] = [AlamofireNotifications()]) {
+        let serialRootQueue = rootQueue === DispatchQueue.main
+            ? rootQueue
+            : DispatchQueue(label: rootQueue.label, target: rootQueue)
+        self.transport = transport
+        self.configuration = configuration
+        self.rootQueue = serialRootQueue
+        self.startRequestsImmediately = startRequestsImmediately
+        self.requestSetup = requestSetup
+        self.requestQueue = requestQueue ?? DispatchQueue(label: "\(serialRootQueue.label).requestQueue", target: serialRootQueue)
+        self.serializationQueue = serializationQueue ?? DispatchQueue(label: "\(serialRootQueue.label).serializationQueue", target: serialRootQueue)
+        self.interceptor = interceptor
+        let callbackQueue = DispatchQueue(label: "lupine.session.callbackQueue")
+        self.callbackQueue = callbackQueue
+        self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors, queue: serialRootQueue, defaultMemberQueue: callbackQueue)
+    }
+
+    deinit {
+        let unfinished = activeRequests.withLockedValue { requests in
+            defer { requests.removeAll() }
+            return requests
+        }
+        for request in unfinished {
+            request.underlyingQueue.async { request.finish(error: .sessionDeinitialized) }
+        }
+        // The transport is kept alive by this closure until its shutdown completes.
+        let transport = transport
+        transport.shutdown { _ = transport }
+    }
+
+    /// Runs `action` on `rootQueue` with the requests currently in flight.
+    public func withAllRequests(perform action: @escaping @Sendable (Set<Request>) -> Void) {
+        rootQueue.async {
+            action(self.activeRequests.withLockedValue { $0 })
+        }
+    }
+
+    /// Cancels every request in flight, then calls `completion` on `queue`.
+    public func cancelAllRequests(completingOnQueue queue: DispatchQueue = .lupineDefault, completion: (@Sendable () -> Void)? = nil) {
+        let queue = queue.resolvingLupineDefault(to: callbackQueue)
+        withAllRequests { requests in
+            requests.forEach { $0.cancel() }
+            queue.async { completion?() }
+        }
+    }
+
+    /// Mutates the URLRequest built from URL, method and headers; runs before parameter encoding.
+    public typealias RequestModifier = @Sendable (inout URLRequest) throws -> Void
+
+    // MARK: Data requests (class body, so that subclasses can override them)
+
+    /// Creates a DataRequest from a URL, method, parameters encoded with `encoding`, and headers.
+    ///
+    /// The URLRequest is built as `URLRequest(url:method:headers:)`, then `requestModifier` runs,
+    /// then `encoding.encode(_:with:)`. An invalid URL fails the request with
+    /// `AFError.invalidURL(url:)`; nothing is sent.
+    open func request(_ convertible: any URLConvertible,
+                      method: HTTPMethod = .get,
+                      parameters: Parameters? = nil,
+                      encoding: any ParameterEncoding = URLEncoding.default,
+                      headers: HTTPHeaders? = nil,
+                      interceptor: (any RequestInterceptor)? = nil,
+                      shouldAutomaticallyResume: Bool? = nil,
+                      requestModifier: RequestModifier? = nil) -> DataRequest {
+        let convertible = ParametersRequestConvertible(url: convertible, method: method, parameters: parameters,
+                                                       encoding: encoding, headers: headers, requestModifier: requestModifier)
+        return request(convertible, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume)
+    }
+
+    /// Creates a DataRequest from a URL, method, an `Encodable` value encoded with `encoder`, and
+    /// headers. `encoder` is not called when `parameters` is nil.
+    open func request<Parameters: Encodable & Sendable>(_ convertible: any URLConvertible,
+                                                        method: HTTPMethod = .get,
+                                                        parameters: Parameters? = nil,
+                                                        encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
+                                                        headers: HTTPHeaders? = nil,
+                                                        interceptor: (any RequestInterceptor)? = nil,
+                                                        shouldAutomaticallyResume: Bool? = nil,
+                                                        requestModifier: RequestModifier? = nil) -> DataRequest {
+        let convertible = EncodableRequestConvertible(url: convertible, method: method, parameters: parameters,
+                                                      encoder: encoder, headers: headers, requestModifier: requestModifier)
+        return request(convertible, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume)
+    }
+
+    /// Creates a DataRequest from a fully formed URLRequestConvertible (a router).
+    open func request(_ convertible: any URLRequestConvertible,
+                      interceptor: (any RequestInterceptor)? = nil,
+                      shouldAutomaticallyResume: Bool? = nil) -> DataRequest {
+        makeDataRequest(convertible, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume)
+    }
+
+    // MARK: Making requests
+
+    /// Registers a new request and starts its setup now (eager) or on first resume (lazy).
+    func perform(_ request: Request) {
+        activeRequests.withLockedValue { _ = $0.insert(request) }
+        if requestSetup == .eager { readyToPerform(request: request) }
+    }
+
+    /// The interceptor for `request`: the Session's adapters and retriers first, then the request's.
+    func combinedInterceptor(for request: Request) -> (any RequestInterceptor)? {
+        switch (interceptor, request.interceptor) {
+        case let (session?, request?): Interceptor(interceptors: [session, request])
+        case let (session?, nil): session
+        case let (nil, request?): request
+        case (nil, nil): nil
+        }
+    }
+
+    /// Builds, validates and adapts the URLRequest of `request`, then hands it to the request.
+    func setUp(_ request: Request, from convertible: any URLRequestConvertible) {
+        requestQueue.async {
+            guard !request.isCancelled else { return }
+            let initialRequest: URLRequest
+            do {
+                initialRequest = try convertible.asURLRequest()
+                try initialRequest.validate()
+                try initialRequest.lupineValidateHeaderFields()
+            } catch {
+                let afError = error.asAFError ?? .createURLRequestFailed(error: error)
+                self.rootQueue.async { request.didFailToCreateURLRequest(with: afError) }
+                return
+            }
+            self.rootQueue.async { self.adapt(initialRequest, for: request) }
+        }
+    }
+
+    private func adapt(_ initialRequest: URLRequest, for request: Request) {
+        request.didCreateInitialURLRequest(initialRequest)
+        guard !request.isCancelled else { return }
+        guard let adapter = combinedInterceptor(for: request) else {
+            request.didCreateURLRequest(initialRequest)
+            return
+        }
+        let state = RequestAdapterState(requestID: request.id, session: self)
+        adapter.adapt(initialRequest, using: state) { result in
+            self.rootQueue.async {
+                do {
+                    let adapted = try result.get()
+                    try adapted.validate()
+                    try adapted.lupineValidateHeaderFields()
+                    request.didAdaptInitialRequest(initialRequest, to: adapted)
+                    request.didCreateURLRequest(adapted)
+                } catch {
+                    request.didFailToAdaptURLRequest(initialRequest, withError: .requestAdaptationFailed(error: error))
+                }
+            }
+        }
+    }
+}
+
+extension Session: RequestDelegate {
+    /// The configuration requests read (cURL descriptions, default headers).
+    public var sessionConfiguration: URLSessionConfiguration { configuration }
+
+    /// `startRequestsImmediately`.
+    public var startImmediately: Bool { startRequestsImmediately }
+
+    /// Starts the setup of `request` (called on its first resume in lazy mode).
+    public func readyToPerform(request: Request) {
+        rootQueue.async {
+            guard request.mutableState.withLockedValue({ $0.lifecycle.beginPreparing() }) else { return }
+            guard let convertible = (request as? DataRequest)?.convertible else {
+                request.finish(error: .createURLRequestFailed(error: URLError(.unsupportedURL)))
+                return
+            }
+            self.setUp(request, from: convertible)
+        }
+    }
+
+    /// Forgets a finished request.
+    public func cleanup(after request: Request) {
+        activeRequests.withLockedValue { _ = $0.remove(request) }
+    }
+
+    /// Asks the combined interceptor whether `request` is retried; the answer arrives on `rootQueue`.
+    public func retryResult(for request: Request, dueTo error: AFError, completion: @escaping @Sendable (RetryResult) -> Void) {
+        guard let retrier = combinedInterceptor(for: request) else {
+            rootQueue.async { completion(.doNotRetry) }
+            return
+        }
+        retrier.retry(request, for: self, dueTo: error) { result in
+            self.rootQueue.async {
+                guard let retryError = result.error else {
+                    completion(result)
+                    return
+                }
+                completion(.doNotRetryWithError(retryError))
+            }
+        }
+    }
+
+    /// Sends `request` again, after `timeDelay` seconds when given.
+    public func retryRequest(_ request: Request, withDelay timeDelay: TimeInterval?) {
+        rootQueue.async {
+            guard request.mutableState.withLockedValue({ $0.lifecycle.scheduleRetry() }) else {
+                request.finish()
+                return
+            }
+            let retry: @Sendable () -> Void = {
+                guard !request.isCancelled else { return }
+                request.prepareForRetry()
+                self.readyToPerform(request: request)
+            }
+            if let timeDelay, timeDelay > 0 {
+                self.rootQueue.asyncAfter(deadline: .now() + timeDelay, execute: retry)
+            } else {
+                retry()
+            }
+        }
+    }
+}
+
+/// What a Request needs from the Session that owns it.
+public protocol RequestDelegate: AnyObject, Sendable {
+    /// The configuration used for cURL descriptions and default headers.
+    var sessionConfiguration: URLSessionConfiguration { get }
+    /// `Session.startRequestsImmediately`.
+    var startImmediately: Bool { get }
+    /// The request asks to start its setup.
+    func readyToPerform(request: Request)
+    /// The request finished; the owner forgets it.
+    func cleanup(after request: Request)
+    /// Asks the retriers; the result is delivered on the owner's root queue.
+    func retryResult(for request: Request, dueTo error: AFError, completion: @escaping @Sendable (RetryResult) -> Void)
+    /// Schedules a retry, optionally delayed.
+    func retryRequest(_ request: Request, withDelay timeDelay: TimeInterval?)
+}

@@ -1,0 +1,99 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension Request {
+    /// Result of a validation closure.
+    public typealias ValidationResult = Result<Void, any(Error & Sendable)>
+}
+
+extension DataRequest {
+    /// A validation closure: request, response and body in; success or the error out.
+    public typealias Validation = @Sendable (URLRequest?, HTTPURLResponse, Data?) -> ValidationResult
+
+    /// Fails with `.unacceptableStatusCode(code:)` unless the status code is in `acceptableStatusCodes`.
+    @preconcurrency
+    @discardableResult
+    public func validate<S: Sequence>(statusCode acceptableStatusCodes: S) -> Self where S.Iterator.Element == Int, S: Sendable {
+        validate { _, response, _ in
+            ResponseValidation.statusCode(response, acceptable: acceptableStatusCodes)
+        }
+    }
+
+    /// Fails unless the response MIME type matches one of `acceptableContentTypes` (evaluated
+    /// lazily). An empty body always passes.
+    @preconcurrency
+    @discardableResult
+    public func validate<S: Sequence>(contentType acceptableContentTypes: @escaping @Sendable @autoclosure () -> S) -> Self where S.Iterator.Element == String, S: Sendable {
+        validate { _, response, data in
+            ResponseValidation.contentType(response, acceptable: acceptableContentTypes(), bodyIsEmpty: data?.isEmpty ?? true)
+        }
+    }
+
+    /// Status code in 200..<300, and content type acceptable for the request's `Accept` header
+    /// (or anything without one).
+    @discardableResult
+    public func validate() -> Self {
+        validate(statusCode: ResponseValidation.acceptableStatusCodes)
+        // The Accept header is read when validating: with lazy setup there is no request yet now.
+        return validate { [unowned self] _, response, data in
+            ResponseValidation.contentType(response,
+                                           acceptable: ResponseValidation.acceptableContentTypes(for: self.request),
+                                           bodyIsEmpty: data?.isEmpty ?? true)
+        }
+    }
+}
+
+/// The validation rules shared by every request kind.
+enum ResponseValidation {
+    static let acceptableStatusCodes = 200..<300
+
+    static func acceptableContentTypes(for request: URLRequest?) -> [String] {
+        guard let accept = request?.value(forHTTPHeaderField: "Accept") else { return ["*/*"] }
+        return accept.components(separatedBy: ",")
+    }
+
+    static func statusCode<S: Sequence>(_ response: HTTPURLResponse, acceptable: S) -> Request.ValidationResult where S.Iterator.Element == Int {
+        if acceptable.contains(response.statusCode) { return .success(()) }
+        return .failure(AFError.responseValidationFailed(reason: .unacceptableStatusCode(code: response.statusCode)))
+    }
+
+    static func contentType<S: Sequence>(_ response: HTTPURLResponse, acceptable: S, bodyIsEmpty: Bool) -> Request.ValidationResult where S.Iterator.Element == String {
+        guard !bodyIsEmpty else { return .success(()) }
+        let acceptableTypes = Array(acceptable)
+        guard let mimeType = response.mimeType, let responseType = MIMEType(mimeType) else {
+            if acceptableTypes.contains(where: { MIMEType($0)?.isWildcard == true }) { return .success(()) }
+            return .failure(AFError.responseValidationFailed(reason: .missingContentType(acceptableContentTypes: acceptableTypes.sorted())))
+        }
+        if acceptableTypes.contains(where: { MIMEType($0)?.matches(responseType) == true }) { return .success(()) }
+        return .failure(AFError.responseValidationFailed(reason: .unacceptableContentType(
+            acceptableContentTypes: acceptableTypes.sorted(), responseContentType: mimeType)))
+    }
+}
+
+/// A `type/subtype` pair parsed the way Alamofire does: whitespace trimmed, parameters after `;`
+/// dropped, exactly two parts or nothing.
+struct MIMEType: Equatable {
+    let type: String
+    let subtype: String
+
+    var isWildcard: Bool { type == "*" && subtype == "*" }
+
+    init?(_ string: String) {
+        let trimmed = string.trimmingCharacters(in: .whitespacesAndNewlines)
+        let essence = trimmed[..<(trimmed.firstIndex(of: ";") ?? trimmed.endIndex)]
+        let parts = essence.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        type = String(parts[0])
+        subtype = String(parts[1])
+    }
+
+    /// Whether `self`, as an acceptable type, accepts `other`.
+    func matches(_ other: MIMEType) -> Bool {
+        switch (type, subtype) {
+        case (other.type, other.subtype), (other.type, "*"), ("*", other.subtype), ("*", "*"): true
+        default: false
+        }
+    }
+}

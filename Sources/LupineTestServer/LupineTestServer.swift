@@ -1,0 +1,92 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// An httpbin-style HTTP/1.1 server with fault injection, for tests, demos and benchmarks.
+///
+/// It listens on 127.0.0.1 only, on its own small event loop group, and keeps HTTP/1.1
+/// connections alive unless the client sends `Connection: close`.
+public final class LupineTestServer: Sendable {
+    private let group: MultiThreadedEventLoopGroup
+    private let channel: any Channel
+    private let hitCounter: HitCounter
+    private let isShutDown = Mutex(false)
+
+    /// The TCP port the server listens on.
+    public let port: Int
+
+    private init(group: MultiThreadedEventLoopGroup, channel: any Channel, hitCounter: HitCounter, port: Int) {
+        self.group = group
+        self.channel = channel
+        self.hitCounter = hitCounter
+        self.port = port
+    }
+
+    /// Starts on 127.0.0.1; port 0 picks a free port.
+    public static func start(port: Int = 0) async throws -> LupineTestServer {
+        // Two threads at most: the machines this runs on are small and the client needs CPU too.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: min(2, max(1, System.coreCount)))
+        let hitCounter = HitCounter()
+        do {
+            let channel = try await ServerBootstrap(group: group)
+                .serverChannelOption(.backlog, value: 256)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try Self.configure(channel, hitCounter: hitCounter)
+                    }
+                }
+                .bind(host: "127.0.0.1", port: port)
+                .get()
+            guard let boundPort = channel.localAddress?.port else {
+                try? await channel.close().get()
+                throw LupineTestServerError.noBoundPort
+            }
+            return LupineTestServer(group: group, channel: channel, hitCounter: hitCounter, port: boundPort)
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
+    }
+
+    private static func configure(_ channel: any Channel, hitCounter: HitCounter) throws {
+        let pipeline = channel.pipeline.syncOperations
+        let rawGate = RawWriteGate()
+        try pipeline.addHandler(rawGate)
+        try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
+        try pipeline.addHandler(ConnectionHandler(hits: hitCounter, rawGate: rawGate))
+    }
+
+    /// "http://127.0.0.1:<port>"
+    public var baseURL: String {
+        "http://127.0.0.1:\(port)"
+    }
+
+    /// baseURL + path (path starts with "/").
+    public func url(_ path: String) -> String {
+        baseURL + path
+    }
+
+    /// Closes the listening socket and every open connection. Calling it again does nothing.
+    public func shutdown() async throws {
+        let alreadyShutDown = isShutDown.withLock { flag in
+            defer { flag = true }
+            return flag
+        }
+        guard !alreadyShutDown else { return }
+        do {
+            try await channel.close().get()
+        } catch ChannelError.alreadyClosed {
+            // Nothing to close; the group shutdown below still has to happen.
+        }
+        // Shutting the group down closes the accepted connections, including stalled ones.
+        try await group.shutdownGracefully()
+    }
+
+    /// Number of requests received per path (exact path without query); for tests that count hits.
+    public func hits(for path: String) -> Int {
+        hitCounter.hits(for: TestRequest.path(ofTarget: path))
+    }
+}

@@ -1,0 +1,20 @@
+import NIOCore
+import NIOHTTP1
+
+/// What the connection handler should do to answer a request; routes decide, the handler performs.
+indirect enum ResponsePlan {
+    /// Send a response whose body is already built.
+    case response(TestResponse)
+    /// Stream `count` SplitMix64 bytes with Content-Length, under backpressure.
+    case randomBytes(count: UInt64, seed: UInt64)
+    /// Send each buffer as its own chunk of a chunked response.
+    case chunkedLines([ByteBuffer], contentType: String)
+    /// Send `bytes` asterisks spread evenly over `duration`, chunked.
+    case drip(DripSchedule, status: HTTPResponseStatus)
+    /// Wait, then carry out another plan.
+    case delayed(TimeAmount, ResponsePlan)
+    /// Send a gzip body that inflates to this many MiB of zeros.
+    case gzipBomb(mebibytes: Int)
+    /// Misbehave on the socket.
+    case fault(Fault)
+}
