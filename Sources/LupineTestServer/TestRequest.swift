@@ -38,7 +38,8 @@ struct TestRequest {
     /// Reduces an absolute-form target (`http://host/path`) to origin form (`/path`);
     /// proxies and some clients send the former.
     private static func originForm(of uri: String) -> Substring {
-        guard let schemeEnd = uri.firstRange(of: "://") else { return Substring(uri) }
+        // An origin-form target starts with "/"; a URL inside its query is not absolute form.
+        guard !uri.hasPrefix("/"), let schemeEnd = uri.firstRange(of: "://") else { return Substring(uri) }
         let afterAuthority = uri[schemeEnd.upperBound...]
         guard let slash = afterAuthority.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
         return afterAuthority[slash...]

@@ -60,7 +60,10 @@ extension Request {
     // MARK: Exchange
 
     /// Sends `urlRequest` on the Session's transport, as one hop of the current attempt.
-    func startExchange(_ urlRequest: URLRequest) {
+    ///
+    /// `performedRequests` holds one entry per attempt, like the `currentRequest` of a URLSession
+    /// task: a redirect hop replaces the attempt's entry with the request it sends.
+    func startExchange(_ urlRequest: URLRequest, isRedirectHop: Bool = false) {
         guard let session = delegate as? Session else {
             finish(error: .sessionDeinitialized)
             return
@@ -77,6 +80,7 @@ extension Request {
         let proceed = mutableState.withLockedValue { state -> Bool in
             guard state.lifecycle.state != .cancelled else { return false }
             state.pendingURLRequest = nil
+            if isRedirectHop, !state.performedRequests.isEmpty { state.performedRequests.removeLast() }
             state.performedRequests.append(sentRequest)
             state.response = nil
             state.responseHeaderFields = []
@@ -126,7 +130,7 @@ extension Request {
             state.redirectCount += 1
             state.transportTask = nil
         }
-        startExchange(nextRequest)
+        startExchange(nextRequest, isRedirectHop: true)
     }
 
     var redirectsSoFar: Int { mutableState.withLockedValue { $0.redirectCount } }

@@ -25,12 +25,10 @@ extension Session {
     /// is `timeoutIntervalForResource` from now.
     func transportRequest(for urlRequest: URLRequest, body: TransportRequestBody?) throws -> TransportRequest {
         guard let url = urlRequest.url else { throw AFError.sessionTaskFailed(error: URLError(.badURL)) }
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
-            throw AFError.sessionTaskFailed(error: URLError(.unsupportedURL, userInfo: [
-                NSURLErrorFailingURLErrorKey: url,
-                NSLocalizedDescriptionKey: TransportErrorMapping.description(of: .unsupportedURL),
-            ]))
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw Self.failure(.unsupportedURL, url: url)
         }
+        guard let host = url.host, !host.isEmpty else { throw Self.failure(.badURL, url: url) }
         let headerFields = (urlRequest.allHTTPHeaderFields ?? [:])
             .sorted { $0.key.lowercased() < $1.key.lowercased() }
             .map { HTTPHeader(name: $0.key, value: $0.value) }
@@ -45,6 +43,13 @@ extension Session {
                                 body: body,
                                 idleTimeout: idleTimeout > 0 ? idleTimeout : 60,
                                 deadline: resourceTimeout > 0 ? Date(timeIntervalSinceNow: resourceTimeout) : nil)
+    }
+
+    private static func failure(_ code: URLError.Code, url: URL) -> AFError {
+        .sessionTaskFailed(error: URLError(code, userInfo: [
+            NSURLErrorFailingURLErrorKey: url,
+            NSLocalizedDescriptionKey: TransportErrorMapping.description(of: code),
+        ]))
     }
 
     /// URLRequest's own default `timeoutInterval`.

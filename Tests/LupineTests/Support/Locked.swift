@@ -1,0 +1,32 @@
+import Foundation
+
+/// A value shared between a test and the closures it hands to Lupine.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    var current: Value { lock.withLock { value } }
+
+    @discardableResult
+    func withValue<Result>(_ body: (inout Value) -> Result) -> Result {
+        lock.withLock { body(&value) }
+    }
+}
+
+extension Locked where Value == Int {
+    /// Adds one and returns the new count.
+    @discardableResult
+    func increment() -> Int { withValue { $0 += 1; return $0 } }
+}
+
+/// Waits until `condition` holds, checking every 10 ms, for at most `timeout` seconds.
+func waitUntil(timeout: TimeInterval = 5, _ condition: @Sendable () -> Bool) async -> Bool {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    while Date() < deadline {
+        if condition() { return true }
+        try? await Task.sleep(nanoseconds: 10_000_000)
+    }
+    return condition()
+}
