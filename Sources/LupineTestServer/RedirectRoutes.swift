@@ -26,6 +26,12 @@ enum RedirectRoutes {
             // Like httpbin, a code outside the redirect range falls back to 302.
             code = (300...399).contains(parsed) ? parsed : 302
         }
-        return .response(.empty(HTTPResponseStatus(statusCode: code), headers: ["Location": url]))
+        let redirect = ResponsePlan.response(.empty(HTTPResponseStatus(statusCode: code), headers: ["Location": url]))
+        // `delay=S` answers after S seconds: a slow hop, for timeouts that span a redirect chain.
+        guard let delayText = request.queryValue("delay") else { return redirect }
+        guard let seconds = Double(delayText), seconds >= 0, seconds <= 30 else {
+            return .response(.error(.badRequest, "delay must be between 0 and 30 seconds"))
+        }
+        return .delayed(.nanoseconds(Int64(seconds * 1_000_000_000)), redirect)
     }
 }

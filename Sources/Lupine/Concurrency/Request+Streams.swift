@@ -42,7 +42,9 @@ extension Request {
             let box = ContinuationBox(continuation)
             underlyingQueue.async {
                 install(box.continuation)
-                self.onFinish { box.continuation.finish() }
+                // Values the handler queued on `underlyingQueue` (the current request, say) are
+                // delivered before the stream ends.
+                self.onFinish { self.underlyingQueue.async { box.continuation.finish() } }
             }
         }
     }

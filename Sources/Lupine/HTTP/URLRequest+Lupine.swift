@@ -41,6 +41,15 @@ extension URLRequest {
     ///
     /// - Throws: `AFError.createURLRequestFailed(error:)` wrapping an ``InvalidHTTPHeaderError`` for
     ///   the first offending field.
+    /// Rejects a method that is not an HTTP token (a space or CR LF in it would smuggle a second
+    /// request onto the connection), with `AFError.createURLRequestFailed`.
+    func lupineValidateMethod() throws {
+        let method = httpMethod ?? "GET"
+        if InvalidHTTPHeaderError.problem(name: method, value: "") != nil {
+            throw AFError.createURLRequestFailed(error: InvalidHTTPMethodError(method: method))
+        }
+    }
+
     func lupineValidateHeaderFields() throws {
         guard let fields = allHTTPHeaderFields else { return }
         // Sorted so the reported field does not depend on dictionary order.

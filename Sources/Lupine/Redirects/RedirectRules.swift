@@ -45,6 +45,11 @@ enum RedirectRules {
             for name in ["Content-Type", "Content-Length", "Content-Encoding", "Transfer-Encoding"] {
                 next.setValue(nil, forHTTPHeaderField: name)
             }
+        } else if next.httpBodyStream != nil {
+            // The hop that keeps the body cannot send it again: the stream was read by the first
+            // hop and cannot be rewound. URLSession fails such a task with this code rather than
+            // sending an empty or partial body.
+            return .refuse(.requestBodyStreamExhausted)
         }
         // Credentials and cookies never travel to another origin.
         if !sameOrigin(currentURL, target) {

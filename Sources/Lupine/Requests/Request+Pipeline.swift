@@ -69,9 +69,14 @@ extension Request {
             return
         }
         let sentRequest = session.requestApplyingSessionDefaults(urlRequest)
+        let deadline = mutableState.withLockedValue { state in
+            if !isRedirectHop || state.attemptDeadline == nil { state.attemptDeadline = session.attemptDeadline() }
+            return state.attemptDeadline
+        }
         let transportRequest: TransportRequest
         do {
-            transportRequest = try session.transportRequest(for: sentRequest, body: transportBody(for: sentRequest))
+            try sentRequest.lupineValidateHeaderFields()
+            transportRequest = try session.transportRequest(for: sentRequest, body: transportBody(for: sentRequest), deadline: deadline)
         } catch {
             let afError = error.asAFError ?? .sessionTaskFailed(error: URLError(.badURL))
             didCompleteTransfer(error: afError)
@@ -186,10 +191,8 @@ extension Request {
             state.firstByteTime = nil
             state.completedTime = nil
         }
-        uploadProgress.totalUnitCount = 0
-        uploadProgress.completedUnitCount = 0
-        downloadProgress.totalUnitCount = 0
-        downloadProgress.completedUnitCount = 0
+        uploadProgress.lupineSet(total: 0, completed: 0)
+        downloadProgress.lupineSet(total: 0, completed: 0)
         resetForRetry()
         notify { $0.requestIsRetrying(self) }
     }
@@ -209,8 +212,7 @@ extension Request {
     // MARK: Progress
 
     func updateUploadProgress(totalBytesSent: Int64, totalBytesExpected: Int64?) {
-        uploadProgress.totalUnitCount = totalBytesExpected ?? -1
-        uploadProgress.completedUnitCount = totalBytesSent
+        uploadProgress.lupineSet(total: totalBytesExpected ?? -1, completed: totalBytesSent)
         if let handler = uploadProgressHandler {
             let progress = uploadProgress
             handler.queue.async { handler.handler(progress) }
@@ -218,8 +220,7 @@ extension Request {
     }
 
     func updateDownloadProgress(expected: Int64?, received: Int64) {
-        if let expected { downloadProgress.totalUnitCount = expected }
-        downloadProgress.completedUnitCount = received
+        downloadProgress.lupineSet(total: expected, completed: received)
         if let handler = downloadProgressHandler {
             let progress = downloadProgress
             handler.queue.async { handler.handler(progress) }

@@ -119,8 +119,8 @@ public class Request: @unchecked Sendable {
     public var lastRequest: URLRequest? { requests.last }
     /// Same as `lastRequest`.
     public var request: URLRequest? { lastRequest }
-    /// Requests as handed to the transport, one per attempt and redirect hop, with the Session's
-    /// headers merged in.
+    /// Requests as handed to the transport, one per attempt (the last redirect hop's request), with
+    /// the Session's headers merged in.
     public var performedRequests: [URLRequest] { mutableState.withLockedValue { $0.performedRequests } }
     /// Response of the most recent exchange, if any.
     public var response: HTTPURLResponse? { mutableState.withLockedValue { $0.response } }

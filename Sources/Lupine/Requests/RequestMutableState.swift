@@ -15,6 +15,8 @@ struct RequestMutableState {
     var performedRequests: [URLRequest] = []
     /// The URLRequest that waits for `resume()` before its exchange starts.
     var pendingURLRequest: URLRequest?
+    /// When the current attempt must end (`timeoutIntervalForResource`), shared by its redirect hops.
+    var attemptDeadline: Date?
     var transportTask: (any TransportTask)?
     var response: HTTPURLResponse?
     /// The response header fields as received, repeated names kept (Set-Cookie lines apart).

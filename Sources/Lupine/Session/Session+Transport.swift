@@ -11,10 +11,14 @@ extension Session {
     func requestApplyingSessionDefaults(_ urlRequest: URLRequest) -> URLRequest {
         guard let additional = configuration.httpAdditionalHeaders, !additional.isEmpty else { return urlRequest }
         var request = urlRequest
+        // Assigned as a whole: `setValue` would silently drop a value holding CR or LF on Linux,
+        // and such a value must fail validation instead.
+        var fields = urlRequest.allHTTPHeaderFields ?? [:]
         for (key, value) in additional {
-            guard let name = key as? String, request.value(forHTTPHeaderField: name) == nil else { continue }
-            request.setValue("\(value)", forHTTPHeaderField: name)
+            guard let name = key as? String, urlRequest.value(forHTTPHeaderField: name) == nil else { continue }
+            fields[name] = "\(value)"
         }
+        request.allHTTPHeaderFields = fields
         return request
     }
 
@@ -23,7 +27,7 @@ extension Session {
     /// The idle timeout is the request's `timeoutInterval` when it was changed from URLRequest's
     /// default of 60 seconds, else the configuration's `timeoutIntervalForRequest`; the deadline
     /// is `timeoutIntervalForResource` from now.
-    func transportRequest(for urlRequest: URLRequest, body: TransportRequestBody?) throws -> TransportRequest {
+    func transportRequest(for urlRequest: URLRequest, body: TransportRequestBody?, deadline: Date?) throws -> TransportRequest {
         guard let url = urlRequest.url else { throw AFError.sessionTaskFailed(error: URLError(.badURL)) }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw Self.failure(.unsupportedURL, url: url)
@@ -36,13 +40,19 @@ extension Session {
         let idleTimeout = requestTimeout != Self.defaultRequestTimeout && requestTimeout > 0
             ? requestTimeout
             : configuration.timeoutIntervalForRequest
-        let resourceTimeout = configuration.timeoutIntervalForResource
         return TransportRequest(url: url,
                                 method: HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET"),
                                 headerFields: headerFields,
                                 body: body,
                                 idleTimeout: idleTimeout > 0 ? idleTimeout : 60,
-                                deadline: resourceTimeout > 0 ? Date(timeIntervalSinceNow: resourceTimeout) : nil)
+                                deadline: deadline)
+    }
+
+    /// The end of an attempt that starts now: `timeoutIntervalForResource` covers every redirect
+    /// hop of the attempt, as it covers a whole URLSession task.
+    func attemptDeadline() -> Date? {
+        let resourceTimeout = configuration.timeoutIntervalForResource
+        return resourceTimeout > 0 ? Date(timeIntervalSinceNow: resourceTimeout) : nil
     }
 
     private static func failure(_ code: URLError.Code, url: URL) -> AFError {

@@ -205,6 +205,7 @@ open class Session: @unchecked Sendable {
             do {
                 initialRequest = try convertible.asURLRequest()
                 try initialRequest.validate()
+                try initialRequest.lupineValidateMethod()
                 try initialRequest.lupineValidateHeaderFields()
             } catch {
                 let afError = error.asAFError ?? .createURLRequestFailed(error: error)
@@ -228,6 +229,7 @@ open class Session: @unchecked Sendable {
                 do {
                     let adapted = try result.get()
                     try adapted.validate()
+                    try adapted.lupineValidateMethod()
                     try adapted.lupineValidateHeaderFields()
                     request.didAdaptInitialRequest(initialRequest, to: adapted)
                     request.didCreateURLRequest(adapted)

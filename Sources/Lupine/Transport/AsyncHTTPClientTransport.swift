@@ -34,12 +34,26 @@ final class AsyncHTTPClientTransport: Transport {
             decompression: .enabled(limit: .ratio(options.decompressionRatioLimit))
         )
         configuration.httpVersion = .automatic
+        // URLSession fails a task as soon as its connection cannot be made (refused, host unknown).
+        // AsyncHTTPClient's default instead retries with backoff until the connect timeout (60 s by
+        // default), so a closed port would only fail after a minute, with every retry hidden.
+        configuration.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton),
                             configuration: configuration)
     }
 
     func execute(_ request: TransportRequest, events: any TransportEvents) -> any TransportTask {
         let exchange = AsyncHTTPClientExchange(request: request, events: events)
+        // AsyncHTTPClient writes the method into the request line unchecked: a method holding a
+        // space or CR LF would smuggle a second request onto the connection. A method is a token,
+        // like a header field name (RFC 9110 section 9.1).
+        guard InvalidHTTPHeaderError.problem(name: request.method.rawValue, value: "") == nil else {
+            exchange.failBeforeStart(URLError(.badURL, userInfo: [
+                NSURLErrorFailingURLErrorKey: request.url,
+                NSLocalizedDescriptionKey: "The HTTP method \(request.method.rawValue.debugDescription) is not a valid token; nothing was sent.",
+            ]))
+            return exchange
+        }
         do {
             let clientRequest = try HTTPClient.Request(url: request.url,
                                                        method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),

@@ -18,7 +18,7 @@ enum TransportErrorMapping {
         return URLError(code(for: error), userInfo: [
             NSURLErrorFailingURLErrorKey: url,
             NSUnderlyingErrorKey: error as NSError,
-            NSLocalizedDescriptionKey: "\(description(of: code(for: error))) (\(error))",
+            NSLocalizedDescriptionKey: "\(description(of: code(for: error))) [\(error)]",
         ])
     }
 
@@ -91,6 +91,7 @@ enum TransportErrorMapping {
         case .httpTooManyRedirects: "Too many HTTP redirects."
         case .dataLengthExceedsMaximum: "The response body exceeds the maximum size held in memory."
         case .appTransportSecurityRequiresSecureConnection: "A redirect from https to http was refused."
+        case .requestBodyStreamExhausted: "The request body stream cannot be sent again to follow the redirect."
         case .userAuthenticationRequired: "Authentication is required."
         case .notConnectedToInternet: "The network is unreachable."
         default: "The request failed (URLError \(code.rawValue))."

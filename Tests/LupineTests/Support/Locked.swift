@@ -30,3 +30,14 @@ func waitUntil(timeout: TimeInterval = 5, _ condition: @Sendable () -> Bool) asy
     }
     return condition()
 }
+
+extension Array {
+    /// Collects an async sequence.
+    init<S: AsyncSequence>(_ sequence: S) async where S.Element == Element {
+        var elements: [Element] = []
+        do {
+            for try await element in sequence { elements.append(element) }
+        } catch {}
+        self = elements
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import Lupine
+import LupineTestServer
+import Testing
+
+/// Adaptation and retries as the pipeline runs them (the interceptor family itself is tested
+/// with its own issue).
+@Suite struct InterceptionPipelineTests {
+    struct AdapterFailure: Error {}
+
+    @Test func adapterRewritesTheRequestAndBothRequestsAreRecorded() async throws {
+        let server = try await testServer()
+        let adapter = Adapter { request, _, completion in
+            var request = request
+            request.setValue("Bearer adapted", forHTTPHeaderField: "Authorization")
+            completion(.success(request))
+        }
+        let request = AF.request(server.url("/headers"), interceptor: adapter)
+        let echo = try await request.serializingDecodable([String: [String: String]].self).value
+        #expect(echo["headers"]?["Authorization"] == "Bearer adapted")
+        #expect(request.requests.count == 2)
+        #expect(request.firstRequest?.value(forHTTPHeaderField: "Authorization") == nil)
+    }
+
+    @Test func failingAdapterGivesRequestAdaptationFailedAndSendsNothing() async throws {
+        let server = try await testServer()
+        let path = "/anything/adapt-fail-\(UUID().uuidString)"
+        let adapter = Adapter { _, _, completion in completion(.failure(AdapterFailure())) }
+        let response = await AF.request(server.url(path), interceptor: adapter).serializingData().response
+        guard case let .requestAdaptationFailed(error)? = response.error else {
+            Issue.record("expected requestAdaptationFailed, got \(String(describing: response.error))")
+            return
+        }
+        #expect(error is AdapterFailure)
+        #expect(server.hits(for: path) == 0)
+    }
+
+    @Test func sessionAdapterRunsBeforeRequestAdapter() async throws {
+        let server = try await testServer()
+        let order = Locked<[String]>([])
+        let sessionAdapter = Adapter { request, _, completion in order.withValue { $0.append("session") }; completion(.success(request)) }
+        let requestAdapter = Adapter { request, _, completion in order.withValue { $0.append("request") }; completion(.success(request)) }
+        let session = Session(interceptor: sessionAdapter)
+        _ = await session.request(server.url("/get"), interceptor: requestAdapter).serializingData().response
+        #expect(order.current == ["session", "request"])
+    }
+
+    @Test func retrierRetriesOnceThenTheRequestSucceeds() async throws {
+        let server = try await testServer()
+        let attempts = Locked(0)
+        // The first attempt goes to a 503, the second to /get.
+        let adapter = Adapter { request, _, completion in
+            var request = request
+            if attempts.increment() == 1 { request.url = URL(string: server.url("/status/503")) }
+            completion(.success(request))
+        }
+        let retrier = Retrier { request, _, _, completion in
+            completion(request.retryCount == 0 ? .retry : .doNotRetry)
+        }
+        let request = AF.request(server.url("/get"), interceptor: Interceptor(adapter: adapter, retrier: retrier))
+        let response = await request.validate().serializingData().response
+        #expect(response.error == nil)
+        #expect(request.retryCount == 1)
+        #expect(response.timeline.retryCount == 1)
+        #expect(request.requests.count == 4)
+        #expect(request.performedRequests.map(\.url?.path) == ["/status/503", "/get"])
+    }
+
+    @Test func retryWithDelayWaitsBeforeTheNextAttempt() async throws {
+        let server = try await testServer()
+        let retrier = Retrier { request, _, _, completion in
+            completion(request.retryCount == 0 ? .retryWithDelay(0.3) : .doNotRetry)
+        }
+        let started = Date()
+        let request = AF.request(server.url("/status/500"), interceptor: retrier)
+        let response = await request.validate().serializingData().response
+        #expect(response.error?.responseCode == 500)
+        #expect(request.retryCount == 1)
+        #expect(Date().timeIntervalSince(started) >= 0.3)
+    }
+
+    @Test func doNotRetryWithErrorCarriesBothErrors() async throws {
+        struct GiveUp: Error {}
+        let server = try await testServer()
+        let retrier = Retrier { _, _, _, completion in completion(.doNotRetryWithError(GiveUp())) }
+        let response = await AF.request(server.url("/status/500"), interceptor: retrier).validate().serializingData().response
+        guard case let .requestRetryFailed(retryError, originalError)? = response.error else {
+            Issue.record("expected requestRetryFailed, got \(String(describing: response.error))")
+            return
+        }
+        #expect(retryError is GiveUp)
+        #expect((originalError as? AFError)?.responseCode == 500)
+    }
+
+    @Test func cancelledRequestIsNeverRetried() async throws {
+        let server = try await testServer()
+        let asked = Locked(0)
+        let retrier = Retrier { _, _, _, completion in asked.increment(); completion(.retry) }
+        let request = AF.request(server.url("/delay/10"), interceptor: retrier)
+        let task = request.serializingData()
+        try await Task.sleep(nanoseconds: 200_000_000)
+        request.cancel()
+        let response = await task.response
+        #expect(response.error?.isExplicitlyCancelledError == true)
+        #expect(asked.current == 0)
+        #expect(request.retryCount == 0)
+    }
+
+    @Test func serializationFailureAsksTheRetrierOnceAndRetries() async throws {
+        struct Wanted: Decodable, Sendable { let slideshow: [String: String] }
+        let server = try await testServer()
+        let asked = Locked(0)
+        let retrier = Retrier { request, _, _, completion in
+            asked.increment()
+            completion(request.retryCount == 0 ? .retry : .doNotRetry)
+        }
+        let request = AF.request(server.url("/get"), interceptor: retrier)
+        let response = await request.serializingDecodable(Wanted.self).response
+        #expect(response.error?.isResponseSerializationError == true)
+        #expect(request.retryCount == 1)
+        #expect(asked.current == 2)
+    }
+
+    @Test func requestFailureIsNotAskedAgainBySerialization() async throws {
+        let server = try await testServer()
+        let asked = Locked(0)
+        let retrier = Retrier { _, _, _, completion in asked.increment(); completion(.doNotRetry) }
+        let response = await AF.request(server.url("/status/404"), interceptor: retrier).validate().serializingString().response
+        #expect(response.error?.responseCode == 404)
+        #expect(asked.current == 1)
+    }
+}
+
+/// Progress must survive a retry whose response is empty: corelibs' Progress traps when a total
+/// goes from non-zero back to 0.
+@Suite struct ProgressResetTests {
+    @Test func retryFromABodyToAnEmptyResponseKeepsTheProcessAlive() async throws {
+        let server = try await testServer()
+        let attempts = Locked(0)
+        let adapter = Adapter { request, _, completion in
+            var request = request
+            request.url = URL(string: server.url(attempts.increment() == 1 ? "/bytes/100" : "/empty"))
+            completion(.success(request))
+        }
+        let retrier = Retrier { request, _, _, completion in completion(request.retryCount == 0 ? .retry : .doNotRetry) }
+        let request = AF.request(server.url("/get"), interceptor: Interceptor(adapter: adapter, retrier: retrier))
+            .validate { _, response, data in
+                (data?.count ?? 0) == 100 ? .failure(AFError.explicitlyCancelled) : .success(())
+            }
+        let response = await request.serializingData(emptyResponseCodes: [200]).response
+        #expect(response.error == nil)
+        #expect(request.retryCount == 1)
+        #expect(request.downloadProgress.totalUnitCount == 0)
+    }
+}
