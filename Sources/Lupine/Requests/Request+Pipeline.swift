@@ -140,6 +140,11 @@ extension Request {
 
     var redirectsSoFar: Int { mutableState.withLockedValue { $0.redirectCount } }
 
+    /// The request's redirect handler, else the Session's, else none (follow).
+    var effectiveRedirectHandler: (any RedirectHandler)? {
+        redirectHandler ?? (delegate as? Session)?.redirectHandler
+    }
+
     /// The attempt's exchange ended (all hops); `error` is nil for a complete response.
     func didCompleteTransfer(error transportError: AFError?) {
         let (error, timeline) = mutableState.withLockedValue { state in

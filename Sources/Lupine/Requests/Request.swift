@@ -105,6 +105,12 @@ public class Request: @unchecked Sendable {
         set { mutableState.withLockedValue { $0.downloadProgressHandler = newValue } }
     }
 
+    /// The request-level redirect handler; it takes precedence over the Session's.
+    public internal(set) var redirectHandler: (any RedirectHandler)? {
+        get { mutableState.withLockedValue { $0.redirectHandler } }
+        set { mutableState.withLockedValue { $0.redirectHandler = newValue } }
+    }
+
     /// Credential used to answer HTTP authentication challenges.
     public internal(set) var credential: URLCredential? {
         get { mutableState.withLockedValue { $0.credential } }
@@ -221,6 +227,17 @@ public class Request: @unchecked Sendable {
     @discardableResult
     public func uploadProgress(queue: DispatchQueue = .lupineDefault, closure: @escaping ProgressHandler) -> Self {
         uploadProgressHandler = (closure, queue.resolvingLupineDefault(to: defaultQueue))
+        return self
+    }
+
+    /// Sets the request-level redirect handler. Setting it twice is a programming error (precondition).
+    @preconcurrency
+    @discardableResult
+    public func redirect(using handler: any RedirectHandler) -> Self {
+        mutableState.withLockedValue { state in
+            precondition(state.redirectHandler == nil, "Redirect handler has already been set.")
+            state.redirectHandler = handler
+        }
         return self
     }
 

@@ -33,17 +33,52 @@ final class RequestExchange: TransportEvents {
         let decision = RedirectRules.decision(for: urlRequest, statusCode: head.statusCode, location: location,
                                               redirectsSoFar: request.redirectsSoFar)
         switch decision {
-        case .follow, .refuse:
+        case .refuse:
             redirect.withLockedValue { $0 = decision }
             return .proceed
         case .notARedirect:
-            let response = HTTPURLResponse(url: urlRequest.url ?? URL(fileURLWithPath: "/"),
-                                           statusCode: head.statusCode,
-                                           httpVersion: head.httpVersion,
-                                           headerFields: ResponseHeaderFields.dictionary(from: head.headerFields))
-            guard let response else { return .proceed }
+            guard let response = makeResponse(head) else { return .proceed }
             return request.exchangeDidReceive(response, headerFields: head.headerFields, task: task)
+        case let .follow(proposed):
+            guard let handler = request.effectiveRedirectHandler, let response = makeResponse(head) else {
+                redirect.withLockedValue { $0 = decision }
+                return .proceed
+            }
+            askRedirectHandler(handler, proposed: proposed, response: response, head: head, task: task)
+            // The handler answers through `resumeReading()`, possibly before this returns.
+            return .pause
         }
+    }
+
+    /// Asks `handler` about a redirect: its request is followed, or with nil the 3xx response is
+    /// delivered as the final one, body included.
+    private func askRedirectHandler(_ handler: any RedirectHandler,
+                                    proposed: URLRequest,
+                                    response: HTTPURLResponse,
+                                    head: TransportResponseHead,
+                                    task: any TransportTask) {
+        let hopTask = HopTask(request: urlRequest, response: response, owner: request, identifier: request.redirectsSoFar)
+        let answered = NIOLockedValueBox(false)
+        handler.task(hopTask, willBeRedirectedTo: proposed, for: response) { [self] chosen in
+            let alreadyAnswered = answered.withLockedValue { value -> Bool in
+                defer { value = true }
+                return value
+            }
+            guard !alreadyAnswered else { return }
+            if let chosen {
+                redirect.withLockedValue { $0 = .follow(chosen) }
+                task.resumeReading()
+            } else if case .proceed = request.exchangeDidReceive(response, headerFields: head.headerFields, task: task) {
+                task.resumeReading()
+            }
+        }
+    }
+
+    private func makeResponse(_ head: TransportResponseHead) -> HTTPURLResponse? {
+        HTTPURLResponse(url: urlRequest.url ?? URL(fileURLWithPath: "/"),
+                        statusCode: head.statusCode,
+                        httpVersion: head.httpVersion,
+                        headerFields: ResponseHeaderFields.dictionary(from: head.headerFields))
     }
 
     func transportDidReceive(_ task: any TransportTask, bodyPart: Data) -> TransportReadiness {

@@ -25,6 +25,7 @@ struct RequestMutableState {
     var retryCount = 0
     var redirectCount = 0
     var credential: URLCredential?
+    var redirectHandler: (any RedirectHandler)?
 
     var startTime: Date?
     var sentTime: Date?

@@ -33,6 +33,8 @@ open class Session: @unchecked Sendable {
     public let serializationQueue: DispatchQueue
     /// Session-wide interceptor; runs before any per-request interceptor.
     public let interceptor: (any RequestInterceptor)?
+    /// Session-wide redirect policy; a request-level handler takes precedence.
+    public let redirectHandler: (any RedirectHandler)?
     /// The monitors passed at init, fanned out from `rootQueue`.
     public let eventMonitor: CompositeEventMonitor
 
@@ -55,6 +57,7 @@ open class Session: @unchecked Sendable {
     ///   - requestQueue: Queue for URLRequest creation; targets `rootQueue` when nil.
     ///   - serializationQueue: Queue for response serialization; targets `rootQueue` when nil.
     ///   - interceptor: Session-wide adapter and retrier.
+    ///   - redirectHandler: Session-wide redirect policy (default: follow, with URLSession's rules).
     ///   - eventMonitors: Monitors of every request.
     public convenience init(configuration: URLSessionConfiguration = URLSessionConfiguration.af.default,
                             rootQueue: DispatchQueue = DispatchQueue(label: "lupine.session.rootQueue"),
@@ -63,6 +66,7 @@ open class Session: @unchecked Sendable {
                             requestQueue: DispatchQueue? = nil,
                             serializationQueue: DispatchQueue? = nil,
                             interceptor: (any RequestInterceptor)? = nil,
+                            redirectHandler: (any RedirectHandler)? = nil,
                             eventMonitors: [any EventMonitor] = [AlamofireNotifications()]) {
         let options = AsyncHTTPClientTransport.Options(connectTimeout: configuration.timeoutIntervalForRequest,
                                                        maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost)
@@ -74,6 +78,7 @@ open class Session: @unchecked Sendable {
                   requestQueue: requestQueue,
                   serializationQueue: serializationQueue,
                   interceptor: interceptor,
+                  redirectHandler: redirectHandler,
                   eventMonitors: eventMonitors)
     }
 
@@ -88,6 +93,7 @@ open class Session: @unchecked Sendable {
                 requestQueue: DispatchQueue? = nil,
                 serializationQueue: DispatchQueue? = nil,
                 interceptor: (any RequestInterceptor)? = nil,
+                redirectHandler: (any RedirectHandler)? = nil,
                 eventMonitors: [any EventMonitor] = [AlamofireNotifications()]) {
         let serialRootQueue = rootQueue === DispatchQueue.main
             ? rootQueue
@@ -100,6 +106,7 @@ open class Session: @unchecked Sendable {
         self.requestQueue = requestQueue ?? DispatchQueue(label: "\(serialRootQueue.label).requestQueue", target: serialRootQueue)
         self.serializationQueue = serializationQueue ?? DispatchQueue(label: "\(serialRootQueue.label).serializationQueue", target: serialRootQueue)
         self.interceptor = interceptor
+        self.redirectHandler = redirectHandler
         let callbackQueue = DispatchQueue(label: "lupine.session.callbackQueue")
         self.callbackQueue = callbackQueue
         self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors, queue: serialRootQueue, defaultMemberQueue: callbackQueue)

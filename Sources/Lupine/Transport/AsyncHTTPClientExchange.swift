@@ -19,6 +19,8 @@ final class AsyncHTTPClientExchange: HTTPClientResponseDelegate, TransportTask {
     private struct State {
         var task: HTTPClient.Task<Void>?
         var pausedRead: EventLoopPromise<Void>?
+        /// `resumeReading()` came before the `.pause` it answers.
+        var resumeCredit = false
         var cancellationCode: URLError.Code?
         var lastActivity = NIODeadline.now()
         var isCompleted = false
@@ -109,6 +111,7 @@ final class AsyncHTTPClientExchange: HTTPClientResponseDelegate, TransportTask {
         let pausedRead = mutableState.withLockedValue { state in
             defer { state.pausedRead = nil }
             state.lastActivity = .now()
+            if state.pausedRead == nil { state.resumeCredit = true }
             return state.pausedRead
         }
         pausedRead?.succeed()
@@ -184,6 +187,10 @@ final class AsyncHTTPClientExchange: HTTPClientResponseDelegate, TransportTask {
         let promise = eventLoop.makePromise(of: Void.self)
         let alreadyDone = mutableState.withLockedValue { state -> Bool in
             if state.isCompleted || state.cancellationCode != nil { return true }
+            if state.resumeCredit {
+                state.resumeCredit = false
+                return true
+            }
             state.pausedRead = promise
             return false
         }

@@ -27,6 +27,10 @@ public protocol TransportTask: AnyObject, Sendable {
     func cancel()
     /// Lets the transport deliver the next response head or body part after an event handler
     /// answered `.pause`.
+    ///
+    /// A consumer may call it before its `.pause` answer has reached the transport (the decision is
+    /// often made on another queue): the transport must then not pause at all. One call answers
+    /// one `.pause`.
     func resumeReading()
 }
 

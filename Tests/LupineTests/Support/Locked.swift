@@ -41,3 +41,18 @@ extension Array {
         self = elements
     }
 }
+
+/// The value of `operation`, or nil when it takes longer than `seconds` (the operation is then
+/// cancelled): tests of "this never hangs" fail instead of hanging.
+func withDeadline<T: Sendable>(seconds: Double, _ operation: @escaping @Sendable () async -> T) async -> T? {
+    await withTaskGroup(of: T?.self) { group in
+        group.addTask { await operation() }
+        group.addTask {
+            try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+            return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+}
