@@ -56,3 +56,13 @@ func withDeadline<T: Sendable>(seconds: Double, _ operation: @escaping @Sendable
         return first
     }
 }
+
+/// A weak reference that closures can read, for tests that an object was released.
+final class WeakReference<Object: AnyObject>: @unchecked Sendable {
+    private let lock = NSLock()
+    private weak var object: Object?
+
+    init(_ object: Object) { self.object = object }
+
+    var isReleased: Bool { lock.withLock { object == nil } }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import Lupine
+import LupineTestServer
+import Testing
+
+/// Nothing is kept alive after its work is done, and memory stays bounded.
+@Suite struct ResourceTests {
+    @Test func sessionAndRequestAreReleasedAfterUse() async throws {
+        let server = try await testServer()
+        let weakSession: WeakReference<Session>
+        let weakRequest: WeakReference<DataRequest>
+        do {
+            let session = Session()
+            weakSession = WeakReference(session)
+            let request = session.request(server.url("/redirect/1"))
+            weakRequest = WeakReference(request)
+            let response = await request.validate().serializingData().response
+            #expect(response.error == nil)
+        }
+        #expect(await waitUntil { weakSession.isReleased && weakRequest.isReleased })
+    }
+
+    @Test func failedAndCancelledRequestsAreReleasedToo() async throws {
+        let server = try await testServer()
+        let weakFailed: WeakReference<DataRequest>
+        let weakCancelled: WeakReference<DataRequest>
+        do {
+            let failed = AF.request(server.url("/fault/close-mid-body"))
+            weakFailed = WeakReference(failed)
+            _ = await failed.serializingData().response
+            let cancelled = AF.request(server.url("/delay/5"))
+            weakCancelled = WeakReference(cancelled)
+            let task = cancelled.serializingData()
+            cancelled.cancel()
+            _ = await task.response
+        }
+        #expect(await waitUntil { weakFailed.isReleased && weakCancelled.isReleased })
+    }
+
+    @Test func bodyAnnouncedLargerThanTheMemoryBoundFailsBeforeReadingIt() async throws {
+        let server = try await testServer()
+        let started = Date()
+        let response = await AF.request(server.url("/bytes/\(600 * 1024 * 1024)")).serializingData().response
+        #expect(response.error?.sessionTaskURLErrorCode == .dataLengthExceedsMaximum)
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(await AF.performsNormalRequest(on: server))
+    }
+}
