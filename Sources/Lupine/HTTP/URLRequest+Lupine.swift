@@ -41,6 +41,13 @@ extension URLRequest {
     ///
     /// - Throws: `AFError.createURLRequestFailed(error:)` wrapping an ``InvalidHTTPHeaderError`` for
     ///   the first offending field.
+    /// Everything checked before a URLRequest may be sent: `validate()`, the method and the header fields.
+    func lupineValidateForSending() throws {
+        try validate()
+        try lupineValidateMethod()
+        try lupineValidateHeaderFields()
+    }
+
     /// Rejects a method that is not an HTTP token (a space or CR LF in it would smuggle a second
     /// request onto the connection), with `AFError.createURLRequestFailed`.
     func lupineValidateMethod() throws {

@@ -21,6 +21,8 @@ public class DataRequest: Request, @unchecked Sendable {
 
     struct DataState {
         var data: Data?
+        /// Content-Length of the response, used to size the buffer once.
+        var expectedLength = 0
         var validators: [@Sendable () -> Void] = []
         var httpResponseHandler: (queue: DispatchQueue,
                                   handler: @Sendable (HTTPURLResponse, @escaping @Sendable (ResponseDisposition) -> Void) -> Void)?
@@ -43,6 +45,8 @@ public class DataRequest: Request, @unchecked Sendable {
                    shouldAutomaticallyResume: shouldAutomaticallyResume, defaultQueue: defaultQueue)
     }
 
+    override var urlRequestConvertible: (any URLRequestConvertible)? { convertible }
+
     // MARK: Sink
 
     override func didReceiveResponseHead(_ response: HTTPURLResponse, task: any TransportTask) -> TransportReadiness {
@@ -52,6 +56,7 @@ public class DataRequest: Request, @unchecked Sendable {
             failTransfer(with: .dataLengthExceedsMaximum, task: task)
             return .proceed
         }
+        dataState.withLockedValue { $0.expectedLength = Int(max(expected, 0)) }
         guard let handler = dataState.withLockedValue({ $0.httpResponseHandler }) else { return .proceed }
         // The body waits until the handler answers.
         handler.queue.async {
@@ -67,7 +72,13 @@ public class DataRequest: Request, @unchecked Sendable {
 
     override func didReceiveBodyPart(_ data: Data, task: any TransportTask) -> TransportReadiness {
         let received = dataState.withLockedValue { state -> Int64 in
-            if state.data == nil { state.data = data } else { state.data?.append(data) }
+            if state.data == nil {
+                var buffer = Data(capacity: max(state.expectedLength, data.count))
+                buffer.append(data)
+                state.data = buffer
+            } else {
+                state.data?.append(data)
+            }
             return Int64(state.data?.count ?? 0)
         }
         if received > Self.maximumDataSize {
@@ -93,7 +104,10 @@ public class DataRequest: Request, @unchecked Sendable {
     }
 
     override func resetForRetry() {
-        dataState.withLockedValue { $0.data = nil }
+        dataState.withLockedValue { state in
+            state.data = nil
+            state.expectedLength = 0
+        }
     }
 
     override func runValidators() {

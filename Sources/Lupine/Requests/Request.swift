@@ -322,6 +322,9 @@ public class Request: @unchecked Sendable {
 
     // MARK: Subclass hooks: where the body comes from, where the response goes
 
+    /// What the URLRequest of each attempt is built from.
+    var urlRequestConvertible: (any URLRequestConvertible)? { nil }
+
     /// The body to send for `urlRequest`.
     func transportBody(for urlRequest: URLRequest) throws -> TransportRequestBody? {
         if let body = urlRequest.httpBody { return .data(body) }

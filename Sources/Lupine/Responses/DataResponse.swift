@@ -51,15 +51,16 @@ public struct DataResponse<Success, Failure: Error>: Sendable where Success: Sen
                 metrics: URLSessionTaskMetrics?,
                 serializationDuration: TimeInterval,
                 result: Result<Success, Failure>) {
-        self.request = request
-        self.response = response
-        self.data = data
-        self.metrics = metrics
-        self.serializationDuration = serializationDuration
-        self.result = result
-        self.timeline = Timeline()
+        self.init(request: request,
+                  response: response,
+                  data: data,
+                  metrics: metrics,
+                  serializationDuration: serializationDuration,
+                  result: result,
+                  timeline: Timeline())
     }
 
+    /// Creates a response from its parts and the request's `timeline`.
     public init(request: URLRequest?,
                 response: HTTPURLResponse?,
                 data: Data?,

@@ -56,16 +56,17 @@ public struct DownloadResponse<Success, Failure: Error>: Sendable where Success:
                 metrics: URLSessionTaskMetrics?,
                 serializationDuration: TimeInterval,
                 result: Result<Success, Failure>) {
-        self.request = request
-        self.response = response
-        self.fileURL = fileURL
-        self.resumeData = resumeData
-        self.metrics = metrics
-        self.serializationDuration = serializationDuration
-        self.result = result
-        self.timeline = Timeline()
+        self.init(request: request,
+                  response: response,
+                  fileURL: fileURL,
+                  resumeData: resumeData,
+                  metrics: metrics,
+                  serializationDuration: serializationDuration,
+                  result: result,
+                  timeline: Timeline())
     }
 
+    /// Creates a response from its parts and the request's `timeline`.
     public init(request: URLRequest?,
                 response: HTTPURLResponse?,
                 fileURL: URL?,

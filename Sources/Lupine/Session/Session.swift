@@ -211,9 +211,7 @@ open class Session: @unchecked Sendable {
             let initialRequest: URLRequest
             do {
                 initialRequest = try convertible.asURLRequest()
-                try initialRequest.validate()
-                try initialRequest.lupineValidateMethod()
-                try initialRequest.lupineValidateHeaderFields()
+                try initialRequest.lupineValidateForSending()
             } catch {
                 let afError = error.asAFError ?? .createURLRequestFailed(error: error)
                 self.rootQueue.async { request.didFailToCreateURLRequest(with: afError) }
@@ -235,9 +233,7 @@ open class Session: @unchecked Sendable {
             self.rootQueue.async {
                 do {
                     let adapted = try result.get()
-                    try adapted.validate()
-                    try adapted.lupineValidateMethod()
-                    try adapted.lupineValidateHeaderFields()
+                    try adapted.lupineValidateForSending()
                     request.didAdaptInitialRequest(initialRequest, to: adapted)
                     request.didCreateURLRequest(adapted)
                 } catch {
@@ -259,7 +255,7 @@ extension Session: RequestDelegate {
     public func readyToPerform(request: Request) {
         rootQueue.async {
             guard request.mutableState.withLockedValue({ $0.lifecycle.beginPreparing() }) else { return }
-            guard let convertible = (request as? DataRequest)?.convertible else {
+            guard let convertible = request.urlRequestConvertible else {
                 request.finish(error: .createURLRequestFailed(error: URLError(.unsupportedURL)))
                 return
             }
