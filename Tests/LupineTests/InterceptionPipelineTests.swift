@@ -1,5 +1,5 @@
 import Foundation
-import Lupine
+@testable import Lupine
 import LupineTestServer
 import Testing
 
@@ -77,6 +77,24 @@ import Testing
         #expect(response.error?.responseCode == 500)
         #expect(request.retryCount == 1)
         #expect(Date().timeIntervalSince(started) >= 0.3)
+    }
+
+    @Test func retryDelayGoesThroughTheSessionsScheduler() async throws {
+        let server = try await testServer()
+        let scheduler = ManualDelayScheduler(runsImmediately: false)
+        let session = Session()
+        session.delayScheduler = scheduler
+        let retrier = Retrier { request, _, _, completion in
+            completion(request.retryCount == 0 ? .retryWithDelay(3600) : .doNotRetry)
+        }
+        let request = session.request(server.url("/status/500"), interceptor: retrier)
+        let task = request.validate().serializingData()
+        #expect(await waitUntil { scheduler.delays == [3600] })
+        #expect(request.retryCount == 0)
+        scheduler.advance(by: 3600)
+        let response = await task.response
+        #expect(response.error?.responseCode == 500)
+        #expect(request.retryCount == 1)
     }
 
     @Test func doNotRetryWithErrorCarriesBothErrors() async throws {

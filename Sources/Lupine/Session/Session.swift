@@ -44,6 +44,12 @@ open class Session: @unchecked Sendable {
     let transport: any Transport
     /// Where handlers and monitors given the default queue run on Linux (serial, owned here).
     let callbackQueue: DispatchQueue
+    /// How retry delays are waited for; replaced in tests so that they do not sleep.
+    var delayScheduler: any DelayScheduler {
+        get { schedulerBox.withLockedValue { $0 } }
+        set { schedulerBox.withLockedValue { $0 = newValue } }
+    }
+    private let schedulerBox = NIOLockedValueBox<any DelayScheduler>(DispatchDelayScheduler())
     private let activeRequests = NIOLockedValueBox<Set<Request>>([])
 
     /// Creates a Session.
@@ -298,7 +304,7 @@ extension Session: RequestDelegate {
                 self.readyToPerform(request: request)
             }
             if let timeDelay, timeDelay > 0 {
-                self.rootQueue.asyncAfter(deadline: .now() + timeDelay, execute: retry)
+                self.delayScheduler.schedule(after: timeDelay, on: self.rootQueue, retry)
             } else {
                 retry()
             }
