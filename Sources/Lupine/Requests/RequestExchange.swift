@@ -14,6 +14,8 @@ final class RequestExchange: TransportEvents {
     private let urlRequest: URLRequest
     /// Set when the hop's response is a redirect that is followed (or refused).
     private let redirect = NIOLockedValueBox<RedirectRules.Decision>(.notARedirect)
+    /// Set when the hop's response is a 401 challenge answered by the next hop.
+    private let challengeAnswer = NIOLockedValueBox<URLRequest?>(nil)
 
     init(request: Request, urlRequest: URLRequest) {
         self.request = request
@@ -29,6 +31,10 @@ final class RequestExchange: TransportEvents {
     }
 
     func transportDidReceive(_ task: any TransportTask, head: TransportResponseHead) -> TransportReadiness {
+        if let answered = request.requestAnsweringChallenge(of: head, to: urlRequest) {
+            challengeAnswer.withLockedValue { $0 = answered }
+            return .proceed
+        }
         let location = head.headerFields.first { $0.name.caseInsensitiveCompare("Location") == .orderedSame }?.value
         let decision = RedirectRules.decision(for: urlRequest, statusCode: head.statusCode, location: location,
                                               redirectsSoFar: request.redirectsSoFar)
@@ -82,13 +88,18 @@ final class RequestExchange: TransportEvents {
     }
 
     func transportDidReceive(_ task: any TransportTask, bodyPart: Data) -> TransportReadiness {
-        guard case .notARedirect = redirect.withLockedValue({ $0 }) else { return .proceed }
+        guard case .notARedirect = redirect.withLockedValue({ $0 }),
+              challengeAnswer.withLockedValue({ $0 }) == nil else { return .proceed }
         return request.exchangeDidReceive(bodyPart: bodyPart, task: task)
     }
 
     func transportDidComplete(_ task: any TransportTask, error: URLError?) {
         if let error {
             request.didCompleteTransfer(error: .sessionTaskFailed(error: error))
+            return
+        }
+        if let answered = challengeAnswer.withLockedValue({ $0 }) {
+            request.exchangeDidAnswerChallenge(with: answered)
             return
         }
         switch redirect.withLockedValue({ $0 }) {
