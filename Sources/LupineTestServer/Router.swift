@@ -41,6 +41,8 @@ enum Router {
         case ("cache", 2): return CacheRoutes.maxAge(request, seconds: segments[1])
         case ("etag", 2): return CacheRoutes.etag(request, tag: segments[1])
         case ("fault", 2): return FaultRoutes.plan(request, name: segments[1])
+        case ("token", 2): return TokenRoutes.plan(request, action: segments[1])
+        case ("fail", 2): return FailureRoutes.plan(request, count: segments[1])
         default: return notFound
         }
     }
