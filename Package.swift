@@ -52,7 +52,11 @@ let package = Package(
         ),
         .testTarget(
             name: "LupineTests",
-            dependencies: ["Lupine", "LupineTestServer"]
+            dependencies: [
+                "Lupine",
+                "LupineTestServer",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
     ]
 )

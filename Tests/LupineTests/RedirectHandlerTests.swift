@@ -83,3 +83,14 @@ import Testing
         #expect(codes?.allSatisfy { $0 == 200 } == true)
     }
 }
+
+@Suite struct RedirectHandlerMisuseTests {
+    @Test func settingTheRedirectHandlerTwiceKeepsTheLastInsteadOfTrapping() async throws {
+        let server = try await testServer()
+        let response = await AF.request(server.url("/redirect/1"))
+            .redirect(using: .follow)
+            .redirect(using: .doNotFollow)
+            .serializingData(emptyResponseCodes: [302]).response
+        #expect(response.response?.statusCode == 302)
+    }
+}

@@ -9,13 +9,13 @@ extension Request {
     public static let didCancelNotification = Notification.Name(rawValue: "lupine.notification.name.request.didCancel")
     /// Posted when a request finishes.
     public static let didFinishNotification = Notification.Name(rawValue: "lupine.notification.name.request.didFinish")
-    /// Posted when a request's exchange starts on the transport.
+    /// Posted when a request's exchange starts on the transport, or reads again after a suspension.
     public static let didResumeTaskNotification = Notification.Name(rawValue: "lupine.notification.name.request.didResumeTask")
-    /// Posted when a request's exchange stops reading because the request was suspended.
+    /// Posted when a request is suspended while its exchange runs (the body stops being read).
     public static let didSuspendTaskNotification = Notification.Name(rawValue: "lupine.notification.name.request.didSuspendTask")
     /// Posted when a request's exchange is cancelled.
     public static let didCancelTaskNotification = Notification.Name(rawValue: "lupine.notification.name.request.didCancelTask")
-    /// Posted when a request's exchange completes.
+    /// Posted when a request's exchange completes, once per attempt.
     public static let didCompleteTaskNotification = Notification.Name(rawValue: "lupine.notification.name.request.didCompleteTask")
 
     /// The userInfo key under which notifications carry the request.
@@ -34,7 +34,11 @@ extension Notification {
 }
 
 /// The Session's default monitor: posts the `Request.did...Notification`s on
-/// `NotificationCenter.default` (object nil, the request in userInfo).
+/// `NotificationCenter.default` (object nil, the request in userInfo, read it with
+/// `notification.request`), from the monitor's default queue.
+///
+/// The `...TaskNotification`s follow the request's exchanges on the transport, where Alamofire
+/// follows its URLSession tasks: one exchange per attempt, redirect hops included.
 public final class AlamofireNotifications: EventMonitor {
     /// Creates the monitor.
     public init() {}
@@ -57,6 +61,22 @@ public final class AlamofireNotifications: EventMonitor {
     /// Posts `Request.didFinishNotification`.
     public func requestDidFinish(_ request: Request) {
         NotificationCenter.default.post(Notification(name: Request.didFinishNotification, request: request))
+    }
+
+    /// Posts `Request.didResumeTaskNotification` when an attempt's exchange starts, or a
+    /// suspended one reads again (Alamofire posts it from `request(_:didResumeTask:)`).
+    public func requestDidResumeExchange(_ request: Request) {
+        NotificationCenter.default.post(Notification(name: Request.didResumeTaskNotification, request: request))
+    }
+
+    /// Posts `Request.didSuspendTaskNotification` when a running exchange is suspended.
+    public func requestDidSuspendExchange(_ request: Request) {
+        NotificationCenter.default.post(Notification(name: Request.didSuspendTaskNotification, request: request))
+    }
+
+    /// Posts `Request.didCancelTaskNotification` when a running exchange is cancelled.
+    public func requestDidCancelExchange(_ request: Request) {
+        NotificationCenter.default.post(Notification(name: Request.didCancelTaskNotification, request: request))
     }
 
     /// Posts `Request.didCompleteTaskNotification` when an attempt's exchange ends.

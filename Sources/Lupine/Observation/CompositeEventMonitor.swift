@@ -86,6 +86,18 @@ public final class CompositeEventMonitor: EventMonitor {
         performEvent { $0.request(request, didParseResponse: response) }
     }
 
+    public func requestDidResumeExchange(_ request: Request) {
+        performEvent { $0.requestDidResumeExchange(request) }
+    }
+
+    public func requestDidSuspendExchange(_ request: Request) {
+        performEvent { $0.requestDidSuspendExchange(request) }
+    }
+
+    public func requestDidCancelExchange(_ request: Request) {
+        performEvent { $0.requestDidCancelExchange(request) }
+    }
+
     public func request(_ request: Request, didSendURLRequest urlRequest: URLRequest) {
         performEvent { $0.request(request, didSendURLRequest: urlRequest) }
     }

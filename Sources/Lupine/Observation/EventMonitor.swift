@@ -6,6 +6,24 @@ import FoundationNetworking
 /// Receives the events of every request's lifecycle, on its own `queue`.
 ///
 /// Every requirement has an empty default implementation: implement only what you need.
+///
+/// For one attempt of a `DataRequest` the events come in this order (Alamofire's, with Lupine's
+/// transport events where Alamofire reports URLSession task events):
+///
+/// 1. `requestDidResume(_:)` when `resume()` is accepted (the first one also starts the setup);
+/// 2. `request(_:didCreateInitialURLRequest:)`, then `request(_:didAdaptInitialRequest:to:)` when
+///    an adapter ran, then `request(_:didCreateURLRequest:)`;
+/// 3. `requestDidResumeExchange(_:)`, `request(_:didSendURLRequest:)` (per redirect hop),
+///    `request(_:didReceiveResponse:)`;
+/// 4. `request(_:didValidateRequest:response:data:withResult:)` for each validator that ran;
+/// 5. `request(_:didCompleteAttemptWithError:timeline:)`;
+/// 6. `requestIsRetrying(_:)` and steps 2-5 again, or `requestDidFinish(_:)`;
+/// 7. `request(_:didParseResponse:)` once per response handler.
+///
+/// Events of the URLSession delegate (`urlSession(...)`) and those typed with `URLSessionTask` or
+/// `URLSessionTaskMetrics` (`didCreateTask`, `didGatherMetrics`...) are not part of the protocol:
+/// Lupine runs no URLSession. A conformance that implements them still compiles; the
+/// `...Exchange` events and `Timeline` take their place.
 public protocol EventMonitor: Sendable {
     /// Queue on which this monitor's events are delivered. The default is `.main` on Apple
     /// platforms and, on Linux, a serial queue owned by the Session (see README, "Queues").
@@ -42,12 +60,24 @@ public protocol EventMonitor: Sendable {
     /// A serialized DataResponse was produced.
     func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value, AFError>)
 
+    /// Lupine: an attempt's exchange started on the transport, or a suspended exchange was
+    /// resumed (its body is read again). Stands in for Alamofire's `request(_:didResumeTask:)`.
+    func requestDidResumeExchange(_ request: Request)
+    /// Lupine: a running exchange was suspended (it stops reading the response body). Stands in
+    /// for Alamofire's `request(_:didSuspendTask:)`.
+    func requestDidSuspendExchange(_ request: Request)
+    /// Lupine: a running exchange was cancelled. Stands in for Alamofire's `request(_:didCancelTask:)`.
+    func requestDidCancelExchange(_ request: Request)
     /// Lupine: one HTTP exchange of the request went out on the transport (once per attempt and
     /// per redirect hop), as actually sent.
     func request(_ request: Request, didSendURLRequest urlRequest: URLRequest)
     /// Lupine: the response head of an exchange arrived (the first byte of the response).
     func request(_ request: Request, didReceiveResponse response: HTTPURLResponse)
-    /// Lupine: the attempt's exchange ended, with its error if any, and the timeline so far.
+    /// Lupine: an attempt's exchange ended (all of its redirect hops), once per attempt, after
+    /// its validators ran (as Alamofire's `request(_:didCompleteTask:with:)`, which this stands
+    /// in for with `request(_:didGatherMetrics:)`). `error` is the exchange's own error
+    /// (transport or cancellation), nil when a complete response arrived, even one a validator
+    /// then rejected; `timeline` holds the attempt's times.
     func request(_ request: Request, didCompleteAttemptWithError error: AFError?, timeline: Timeline)
 }
 
@@ -72,6 +102,9 @@ extension EventMonitor {
                         withResult result: Request.ValidationResult) {}
     public func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, AFError>) {}
     public func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value, AFError>) {}
+    public func requestDidResumeExchange(_ request: Request) {}
+    public func requestDidSuspendExchange(_ request: Request) {}
+    public func requestDidCancelExchange(_ request: Request) {}
     public func request(_ request: Request, didSendURLRequest urlRequest: URLRequest) {}
     public func request(_ request: Request, didReceiveResponse response: HTTPURLResponse) {}
     public func request(_ request: Request, didCompleteAttemptWithError error: AFError?, timeline: Timeline) {}

@@ -95,6 +95,8 @@ extension Request {
             didCompleteTransfer(error: .explicitlyCancelled)
             return
         }
+        // A redirect hop continues the attempt's exchange, as it continues a URLSession task.
+        if !isRedirectHop { notify { $0.requestDidResumeExchange(self) } }
         let exchange = RequestExchange(request: self, urlRequest: sentRequest)
         let task = session.transport.execute(transportRequest, events: exchange)
         let cancelled = mutableState.withLockedValue { state -> Bool in
@@ -156,9 +158,10 @@ extension Request {
             if state.error == nil { state.error = transportError }
             return (state.error, state.timeline)
         }
-        notify { $0.request(self, didCompleteAttemptWithError: error, timeline: timeline) }
         underlyingQueue.async {
             if error == nil { self.runValidators() }
+            // After the validators, as Alamofire reports `didCompleteTask`.
+            self.notify { $0.request(self, didCompleteAttemptWithError: error, timeline: timeline) }
             self.retryOrFinish(error: self.error)
         }
     }

@@ -165,7 +165,9 @@ public class Request: @unchecked Sendable {
         guard action != .ignore else { return self }
         notify { $0.requestDidCancel(self) }
         switch action {
-        case .cancelTransfer: task?.cancel()
+        case .cancelTransfer:
+            notify { $0.requestDidCancelExchange(self) }
+            task?.cancel()
         case .finish: underlyingQueue.async { self.finish() }
         case .notifyOnly, .ignore: break
         }
@@ -176,8 +178,12 @@ public class Request: @unchecked Sendable {
     /// reading its response body (the server is slowed down by TCP backpressure) until `resume()`.
     @discardableResult
     public func suspend() -> Self {
-        guard mutableState.withLockedValue({ $0.lifecycle.suspend() }) else { return self }
+        let (accepted, exchangeIsRunning) = mutableState.withLockedValue { state in
+            (state.lifecycle.suspend(), state.lifecycle.activity == .transferring)
+        }
+        guard accepted else { return self }
         notify { $0.requestDidSuspend(self) }
+        if exchangeIsRunning { notify { $0.requestDidSuspendExchange(self) } }
         return self
     }
 
@@ -185,16 +191,21 @@ public class Request: @unchecked Sendable {
     @discardableResult
     public func resume() -> Self {
         let setupIsLazy = (delegate as? Session)?.requestSetup != .eager
-        let (action, task, pending) = mutableState.withLockedValue { state in
-            (state.lifecycle.resume(setupIsLazy: setupIsLazy), state.transportTask, state.pendingURLRequest)
+        let (action, task, pending, exchangeIsRunning) = mutableState.withLockedValue { state in
+            (state.lifecycle.resume(setupIsLazy: setupIsLazy), state.transportTask, state.pendingURLRequest,
+             state.lifecycle.activity == .transferring)
         }
         guard case let .notify(then: next) = action else { return self }
         notify { $0.requestDidResume(self) }
         switch next {
         case .startSetup: delegate?.readyToPerform(request: self)
         case .startTransfer: if let pending { startExchange(pending) }
-        case .resumeReading: task?.resumeReading()
-        case .nothing: break
+        case .resumeReading:
+            notify { $0.requestDidResumeExchange(self) }
+            task?.resumeReading()
+        case .nothing:
+            // Suspended and resumed before the exchange paused its reading.
+            if exchangeIsRunning { notify { $0.requestDidResumeExchange(self) } }
         }
         return self
     }
@@ -230,14 +241,12 @@ public class Request: @unchecked Sendable {
         return self
     }
 
-    /// Sets the request-level redirect handler. Setting it twice is a programming error (precondition).
+    /// Sets the request-level redirect handler. Alamofire traps when it is set twice; Lupine never
+    /// crashes on API misuse, so the last handler set wins.
     @preconcurrency
     @discardableResult
     public func redirect(using handler: any RedirectHandler) -> Self {
-        mutableState.withLockedValue { state in
-            precondition(state.redirectHandler == nil, "Redirect handler has already been set.")
-            state.redirectHandler = handler
-        }
+        redirectHandler = handler
         return self
     }
 

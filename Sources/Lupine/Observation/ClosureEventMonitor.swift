@@ -1,0 +1,149 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An `EventMonitor` that calls a closure per event, on `queue`.
+///
+/// Set the closures before the monitor is handed to a `Session` or a request: they are read on
+/// `queue` as events arrive, without a lock (as in Alamofire). An event whose closure is nil is
+/// ignored. The generic `request(_:didParseResponse:)` has no closure.
+///
+/// ```swift
+/// let monitor = ClosureEventMonitor()
+/// monitor.requestDidFinish = { request in print("finished", request.id) }
+/// let session = Session(eventMonitors: [monitor])
+/// ```
+///
+/// There are no closures for Alamofire's URLSession delegate events (`sessionDidBecomeInvalidWithError`,
+/// `taskDidComplete`, `dataTaskDidReceiveData`...) nor for its `URLSessionTask`-typed request events
+/// (`requestDidCreateTask`, `requestDidResumeTask`...): Lupine runs no URLSession. The
+/// `requestDid...Exchange` closures and `requestDidCompleteAttemptWithError` take their place.
+open class ClosureEventMonitor: EventMonitor, @unchecked Sendable {
+    /// `request(_:didCreateInitialURLRequest:)`.
+    open var requestDidCreateInitialURLRequest: ((Request, URLRequest) -> Void)?
+    /// `request(_:didFailToCreateURLRequestWithError:)`.
+    open var requestDidFailToCreateURLRequestWithError: ((Request, AFError) -> Void)?
+    /// `request(_:didAdaptInitialRequest:to:)`.
+    open var requestDidAdaptInitialRequestToAdaptedRequest: ((Request, URLRequest, URLRequest) -> Void)?
+    /// `request(_:didFailToAdaptURLRequest:withError:)`.
+    open var requestDidFailToAdaptURLRequestWithError: ((Request, URLRequest, AFError) -> Void)?
+    /// `request(_:didCreateURLRequest:)`.
+    open var requestDidCreateURLRequest: ((Request, URLRequest) -> Void)?
+    /// `requestIsRetrying(_:)`.
+    open var requestIsRetrying: ((Request) -> Void)?
+    /// `requestDidFinish(_:)`.
+    open var requestDidFinish: ((Request) -> Void)?
+    /// `requestDidResume(_:)`.
+    open var requestDidResume: ((Request) -> Void)?
+    /// `requestDidSuspend(_:)`.
+    open var requestDidSuspend: ((Request) -> Void)?
+    /// `requestDidCancel(_:)`.
+    open var requestDidCancel: ((Request) -> Void)?
+    /// `request(_:didValidateRequest:response:data:withResult:)`.
+    open var requestDidValidateRequestResponseDataWithResult: ((DataRequest, URLRequest?, HTTPURLResponse, Data?, Request.ValidationResult) -> Void)?
+    /// `request(_:didParseResponse:)` with the unserialized `DataResponse<Data?, AFError>`.
+    open var requestDidParseResponse: ((DataRequest, DataResponse<Data?, AFError>) -> Void)?
+
+    /// Lupine: `requestDidResumeExchange(_:)`.
+    open var requestDidResumeExchange: ((Request) -> Void)?
+    /// Lupine: `requestDidSuspendExchange(_:)`.
+    open var requestDidSuspendExchange: ((Request) -> Void)?
+    /// Lupine: `requestDidCancelExchange(_:)`.
+    open var requestDidCancelExchange: ((Request) -> Void)?
+    /// Lupine: `request(_:didSendURLRequest:)`.
+    open var requestDidSendURLRequest: ((Request, URLRequest) -> Void)?
+    /// Lupine: `request(_:didReceiveResponse:)`.
+    open var requestDidReceiveResponse: ((Request, HTTPURLResponse) -> Void)?
+    /// Lupine: `request(_:didCompleteAttemptWithError:timeline:)`.
+    open var requestDidCompleteAttemptWithError: ((Request, AFError?, Timeline) -> Void)?
+
+    /// Queue on which the closures are called.
+    public let queue: DispatchQueue
+
+    /// Creates a monitor whose closures are called on `queue`.
+    ///
+    /// - Parameter queue: Where the closures run. The default is `.main` on Apple platforms and, on
+    ///   Linux, the serial queue of the Session (or of the request's Session, for a monitor added
+    ///   with `Request.eventMonitor(_:)`), since the main queue is often never drained there.
+    ///   Passing `.main` explicitly gives `.main`.
+    public init(queue: DispatchQueue = .lupineDefault) {
+        self.queue = queue
+    }
+
+    open func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest) {
+        requestDidCreateInitialURLRequest?(request, urlRequest)
+    }
+
+    open func request(_ request: Request, didFailToCreateURLRequestWithError error: AFError) {
+        requestDidFailToCreateURLRequestWithError?(request, error)
+    }
+
+    open func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest) {
+        requestDidAdaptInitialRequestToAdaptedRequest?(request, initialRequest, adaptedRequest)
+    }
+
+    open func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: AFError) {
+        requestDidFailToAdaptURLRequestWithError?(request, initialRequest, error)
+    }
+
+    open func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {
+        requestDidCreateURLRequest?(request, urlRequest)
+    }
+
+    open func requestIsRetrying(_ request: Request) {
+        requestIsRetrying?(request)
+    }
+
+    open func requestDidFinish(_ request: Request) {
+        requestDidFinish?(request)
+    }
+
+    open func requestDidResume(_ request: Request) {
+        requestDidResume?(request)
+    }
+
+    open func requestDidSuspend(_ request: Request) {
+        requestDidSuspend?(request)
+    }
+
+    open func requestDidCancel(_ request: Request) {
+        requestDidCancel?(request)
+    }
+
+    open func request(_ request: DataRequest,
+                      didValidateRequest urlRequest: URLRequest?,
+                      response: HTTPURLResponse,
+                      data: Data?,
+                      withResult result: Request.ValidationResult) {
+        requestDidValidateRequestResponseDataWithResult?(request, urlRequest, response, data, result)
+    }
+
+    open func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, AFError>) {
+        requestDidParseResponse?(request, response)
+    }
+
+    open func requestDidResumeExchange(_ request: Request) {
+        requestDidResumeExchange?(request)
+    }
+
+    open func requestDidSuspendExchange(_ request: Request) {
+        requestDidSuspendExchange?(request)
+    }
+
+    open func requestDidCancelExchange(_ request: Request) {
+        requestDidCancelExchange?(request)
+    }
+
+    open func request(_ request: Request, didSendURLRequest urlRequest: URLRequest) {
+        requestDidSendURLRequest?(request, urlRequest)
+    }
+
+    open func request(_ request: Request, didReceiveResponse response: HTTPURLResponse) {
+        requestDidReceiveResponse?(request, response)
+    }
+
+    open func request(_ request: Request, didCompleteAttemptWithError error: AFError?, timeline: Timeline) {
+        requestDidCompleteAttemptWithError?(request, error, timeline)
+    }
+}
