@@ -30,6 +30,10 @@ enum Router {
         case ("gzip-bomb", 1): return CompressionRoutes.bomb(request)
         case ("basic-auth", 3): return AuthRoutes.basic(request, user: segments[1], password: segments[2])
         case ("bearer", 1): return AuthRoutes.bearer(request)
+        case ("digest-auth", 4):
+            return DigestAuthRoutes.digest(request, qop: segments[1], user: segments[2], password: segments[3])
+        case ("digest-auth", 5):
+            return DigestAuthRoutes.digest(request, qop: segments[1], user: segments[2], password: segments[3], algorithm: segments[4])
         case ("cookies", _): return cookies(request, segments)
         case ("response-headers", 1): return ResponseHeaderRoutes.respond(request)
         case ("json", 1): return DocumentRoutes.json()

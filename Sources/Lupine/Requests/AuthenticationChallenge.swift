@@ -3,36 +3,41 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A `WWW-Authenticate` challenge of a 401 response, as URLSession reads it: the scheme and realm
-/// that pick a credential, and the parameters a scheme needs to answer.
+/// A `WWW-Authenticate` challenge of a 401 response that Lupine can answer: Basic (RFC 7617) or
+/// Digest (RFC 7616, algorithms MD5 and SHA-256, with or without `-sess`, qop `auth` or none).
 struct AuthenticationChallenge: Equatable {
-    /// Lowercased scheme, such as "basic".
+    /// Lowercased scheme: "basic" or "digest".
     let scheme: String
-    /// The realm, or "" when the challenge names none.
-    let realm: String
+    /// Lowercased auth-param names and their values.
+    let parameters: [String: String]
 
-    /// The first challenge Lupine can answer among the response's `WWW-Authenticate` fields.
+    /// The realm, or "" when the challenge names none.
+    var realm: String { parameters["realm"] ?? "" }
+
+    /// The challenge to answer among the response's fields: Digest is preferred, as URLSession does.
     static func answerable(in fields: [HTTPHeader]) -> AuthenticationChallenge? {
-        fields
+        let challenges = fields
             .filter { $0.name.caseInsensitiveCompare("WWW-Authenticate") == .orderedSame }
             .compactMap { AuthenticationChallenge(field: $0.value) }
-            .first { $0.scheme == "basic" }
+        return challenges.first { $0.scheme == "digest" && DigestAnswer(challenge: $0) != nil }
+            ?? challenges.first { $0.scheme == "basic" }
     }
 
-    /// Parses `Scheme realm="...", other=...`; nil for an empty field.
+    /// Parses `Scheme name="quoted", name=token, ...`; nil for an empty field.
     init?(field: String) {
         let trimmed = field.trimmingCharacters(in: .whitespaces)
         let schemeEnd = trimmed.firstIndex(of: " ") ?? trimmed.endIndex
         guard schemeEnd > trimmed.startIndex else { return nil }
         scheme = trimmed[..<schemeEnd].lowercased()
-        realm = Self.parameter("realm", in: trimmed[schemeEnd...]) ?? ""
+        parameters = Self.parameters(in: trimmed[schemeEnd...])
     }
 
-    /// The value of `name` in an auth-param list (quoted or token).
-    private static func parameter(_ name: String, in parameters: Substring) -> String? {
-        var rest = parameters[...]
+    /// The auth-params of a challenge (quoted strings may hold commas).
+    private static func parameters(in list: Substring) -> [String: String] {
+        var result: [String: String] = [:]
+        var rest = list[...]
         while let equals = rest.firstIndex(of: "=") {
-            let key = rest[..<equals].split(separator: ",").last?.trimmingCharacters(in: .whitespaces).lowercased()
+            let name = rest[..<equals].split(separator: ",").last?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
             var valueStart = rest.index(after: equals)
             let value: Substring
             if valueStart < rest.endIndex, rest[valueStart] == "\"" {
@@ -45,9 +50,9 @@ struct AuthenticationChallenge: Equatable {
                 value = rest[valueStart..<valueEnd]
                 rest = rest[valueEnd...]
             }
-            if key == name { return String(value) }
+            if !name.isEmpty { result[name] = value.trimmingCharacters(in: .whitespaces) }
         }
-        return nil
+        return result
     }
 
     /// The protection space URLSession would look the credential up in.
@@ -58,16 +63,24 @@ struct AuthenticationChallenge: Equatable {
                                   port: url.port ?? (scheme == "https" ? 443 : 80),
                                   protocol: scheme,
                                   realm: realm,
-                                  authenticationMethod: NSURLAuthenticationMethodHTTPBasic)
+                                  authenticationMethod: self.scheme == "digest"
+                                      ? NSURLAuthenticationMethodHTTPDigest
+                                      : NSURLAuthenticationMethodHTTPBasic)
     }
 
     /// `urlRequest` carrying the answer to this challenge with `credential`, or nil when the
     /// credential has no user or password.
     func answer(_ urlRequest: URLRequest, with credential: URLCredential) -> URLRequest? {
         guard let user = credential.user, let password = credential.password else { return nil }
+        let authorization: String
+        if scheme == "digest" {
+            guard let digest = DigestAnswer(challenge: self) else { return nil }
+            authorization = digest.authorization(user: user, password: password, for: urlRequest)
+        } else {
+            authorization = "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
+        }
         var answered = urlRequest
-        let token = Data("\(user):\(password)".utf8).base64EncodedString()
-        answered.setValue("Basic \(token)", forHTTPHeaderField: "Authorization")
+        answered.setValue(authorization, forHTTPHeaderField: "Authorization")
         return answered
     }
 }
