@@ -1,0 +1,121 @@
+import Foundation
+
+/// One part of a multipart body: its header fields, where its bytes come from, and how many bytes
+/// it declared.
+///
+/// The body is never read whole: files and streams are passed on in chunks, so writing a body to
+/// disk keeps memory bounded whatever the size of the parts.
+struct MultipartBodyPart {
+    /// Where the bytes of a part come from.
+    enum Source {
+        /// Bytes already in memory.
+        case data(Data)
+        /// A regular file, opened each time the body is encoded.
+        case file(URL)
+        /// A caller's stream; it can be read only once.
+        case stream(InputStream)
+    }
+
+    /// The part's header fields, written in insertion order.
+    let headers: HTTPHeaders
+    /// Where the body bytes come from.
+    let source: Source
+    /// The number of body bytes the part declared.
+    let bodyContentLength: UInt64
+
+    /// The header block: each field as `Name: value` followed by CRLF, then an empty line.
+    var encodedHeaders: Data {
+        var text = ""
+        for header in headers {
+            text += "\(header.name): \(header.value)\r\n"
+        }
+        text += "\r\n"
+        return Data(text.utf8)
+    }
+
+    /// Passes the body to `consume` in chunks of at most `chunkSize` bytes (a data part in one
+    /// piece, since it is in memory already).
+    ///
+    /// Bytes beyond the declared length are counted but never passed on. Errors thrown by
+    /// `consume` propagate unchanged.
+    ///
+    /// - Throws: `AFError.multipartEncodingFailed` with `.inputStreamReadFailed(error:)` when the
+    ///   source cannot be read, or, wrapping `AFError.UnexpectedInputStreamLength`, when it yields
+    ///   a different number of bytes than declared.
+    func writeBody(chunkSize: Int, to consume: (Data) throws -> Void) throws {
+        var bytesRead: UInt64 = 0
+        let declared = bodyContentLength
+        func deliver(_ chunk: Data) throws {
+            let remaining = declared - min(bytesRead, declared)
+            if remaining > 0 {
+                let count = Int(min(UInt64(chunk.count), remaining))
+                try consume(count == chunk.count ? chunk : chunk.prefix(count))
+            }
+            bytesRead += UInt64(chunk.count)
+        }
+
+        switch source {
+        case let .data(data):
+            if !data.isEmpty { try deliver(data) }
+        case let .file(url):
+            try Self.readFile(at: url, chunkSize: chunkSize, into: deliver)
+        case let .stream(stream):
+            try Self.readStream(stream, chunkSize: chunkSize, into: deliver)
+        }
+
+        guard bytesRead == declared else {
+            let mismatch = AFError.UnexpectedInputStreamLength(bytesExpected: declared, bytesRead: bytesRead)
+            throw Self.readFailure(mismatch)
+        }
+    }
+
+    private static func readFile(at url: URL, chunkSize: Int, into deliver: (Data) throws -> Void) throws {
+        let handle: FileHandle
+        do {
+            handle = try FileHandle(forReadingFrom: url)
+        } catch {
+            throw readFailure(error)
+        }
+        defer { try? handle.close() }
+
+        while true {
+            let chunk: Data?
+            do {
+                chunk = try handle.read(upToCount: chunkSize)
+            } catch {
+                throw readFailure(error)
+            }
+            guard let chunk, !chunk.isEmpty else { return }
+            try deliver(chunk)
+        }
+    }
+
+    private static func readStream(_ stream: InputStream, chunkSize: Int, into deliver: (Data) throws -> Void) throws {
+        stream.open()
+        defer { stream.close() }
+
+        var buffer = [UInt8](repeating: 0, count: chunkSize)
+        while true {
+            let count = stream.read(&buffer, maxLength: buffer.count)
+            if count < 0 { throw readFailure(streamFailure(of: stream)) }
+            if count == 0 { return }
+            try deliver(Data(buffer[0..<count]))
+        }
+    }
+
+    /// What went wrong with a stream whose `read` returned a negative count.
+    ///
+    /// On Linux, corelibs-foundation's `InputStream.streamError` traps, so it is only asked on
+    /// Apple platforms.
+    private static func streamFailure(of stream: InputStream) -> any Error {
+        #if canImport(Darwin)
+        return stream.streamError ?? CocoaError(.fileReadUnknown)
+        #else
+        return CocoaError(.fileReadUnknown)
+        #endif
+    }
+
+    private static func readFailure(_ error: any Error) -> AFError {
+        .multipartEncodingFailed(reason: .inputStreamReadFailed(error: error))
+    }
+}
