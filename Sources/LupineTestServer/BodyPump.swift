@@ -22,10 +22,15 @@ final class BodyPump {
     private var remaining: UInt64
     private var generator: SplitMix64
     private var isPumping = false
+    /// Bytes of the next output still to drop when the body starts inside an 8-byte output.
+    private var leadingSkip: Int
 
-    init(count: UInt64, seed: UInt64) {
+    /// Pumps `count` bytes of the stream of `seed`, starting at byte `offset` of that stream.
+    init(count: UInt64, seed: UInt64, offset: UInt64 = 0) {
         remaining = count
         generator = SplitMix64(seed: seed)
+        generator.skip(outputs: offset / 8)
+        leadingSkip = Int(offset % 8)
     }
 
     /// Writes chunks while the channel accepts them; `write` frames and sends one chunk.
@@ -39,6 +44,17 @@ final class BodyPump {
 
         var lastWrite = channel.eventLoop.makeSucceededVoidFuture()
         var written = 0
+        if leadingSkip > 0, remaining > 0 {
+            // Align on the generator's 8-byte outputs: send the tail of the first one alone.
+            var output = channel.allocator.buffer(capacity: 8)
+            generator.fill(&output, count: 8)
+            output.moveReaderIndex(forwardBy: leadingSkip)
+            let size = Int(min(remaining, UInt64(8 - leadingSkip)))
+            leadingSkip = 0
+            remaining -= UInt64(size)
+            written += 1
+            lastWrite = write(output.getSlice(at: output.readerIndex, length: size) ?? output)
+        }
         while remaining > 0 {
             guard channel.isWritable else { return .waitingForWritability }
             guard written < Self.chunksPerTurn else { return .yielded }

@@ -119,6 +119,11 @@ final class ConnectionHandler: ChannelInboundHandler {
             ]
             writeHead(.ok, headers, exchange, context: context)
             stream(count: exchange.isHead ? 0 : count, seed: seed, then: .endResponse, exchange, context: context)
+        case .byteRange(let range):
+            writeHead(range.status, range.headers, exchange, context: context)
+            context.flush()
+            let count = exchange.isHead ? 0 : range.count
+            stream(count: count, seed: range.seed, offset: range.offset, then: range.ending, exchange, context: context)
         case .chunkedLines(let lines, let contentType):
             let exchange = Self.chunked(exchange)
             writeHead(.ok, ["Content-Type": contentType], exchange, context: context)
@@ -232,11 +237,12 @@ final class ConnectionHandler: ChannelInboundHandler {
     private func stream(
         count: UInt64,
         seed: UInt64,
+        offset: UInt64 = 0,
         then ending: StreamEnding,
         _ exchange: Exchange,
         context: ChannelHandlerContext
     ) {
-        state = .streaming(exchange, BodyPump(count: count, seed: seed), ending)
+        state = .streaming(exchange, BodyPump(count: count, seed: seed, offset: offset), ending)
         continueStreaming(context: context)
     }
 

@@ -7,6 +7,8 @@ indirect enum ResponsePlan {
     case response(TestResponse)
     /// Stream `count` SplitMix64 bytes with Content-Length, under backpressure.
     case randomBytes(count: UInt64, seed: UInt64)
+    /// Stream part of the SplitMix64 bytes with its own status and headers (see `RangeSupport`).
+    case byteRange(ByteRangeResponse)
     /// Send each buffer as its own chunk of a chunked response.
     case chunkedLines([ByteBuffer], contentType: String)
     /// Send `bytes` asterisks spread evenly over `duration`, chunked.

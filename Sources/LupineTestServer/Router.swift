@@ -18,6 +18,7 @@ enum Router {
         case ("ip", 1): return DocumentRoutes.ip()
         case ("user-agent", 1): return DocumentRoutes.userAgent(request)
         case ("bytes", 2): return StreamingRoutes.bytes(request, count: segments[1])
+        case ("range-ignored", 2): return RangeSupport.rangeIgnored(request, count: segments[1])
         case ("stream", 2): return StreamingRoutes.stream(request, count: segments[1])
         case ("drip", 1): return StreamingRoutes.drip(request)
         case ("redirect", 2), ("relative-redirect", 2):

@@ -12,6 +12,11 @@ struct SplitMix64 {
         state = seed
     }
 
+    /// Moves past `count` outputs (8 bytes each) without computing them.
+    mutating func skip(outputs count: UInt64) {
+        state &+= 0x9E37_79B9_7F4A_7C15 &* count
+    }
+
     mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var mixed = state

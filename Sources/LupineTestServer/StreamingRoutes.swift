@@ -21,7 +21,7 @@ enum StreamingRoutes {
             }
             seed = parsed
         }
-        return .randomBytes(count: count, seed: seed)
+        return RangeSupport.bytes(request, count: count, seed: seed)
     }
 
     static func stream(_ request: TestRequest, count text: String) -> ResponsePlan {

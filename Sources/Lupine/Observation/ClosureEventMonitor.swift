@@ -44,6 +44,14 @@ open class ClosureEventMonitor: EventMonitor, @unchecked Sendable {
     open var requestDidValidateRequestResponseDataWithResult: ((DataRequest, URLRequest?, HTTPURLResponse, Data?, Request.ValidationResult) -> Void)?
     /// `request(_:didParseResponse:)` with the unserialized `DataResponse<Data?, AFError>`.
     open var requestDidParseResponse: ((DataRequest, DataResponse<Data?, AFError>) -> Void)?
+    /// `request(_:didValidateRequest:response:withResult:)` of a DataStreamRequest.
+    open var requestDidValidateRequestResponseWithResult: ((DataStreamRequest, URLRequest?, HTTPURLResponse, Request.ValidationResult) -> Void)?
+    /// `request(_:didCreateDestinationURL:)`.
+    open var requestDidCreateDestinationURL: ((DownloadRequest, URL) -> Void)?
+    /// `request(_:didValidateRequest:response:fileURL:withResult:)`.
+    open var requestDidValidateRequestResponseFileURLWithResult: ((DownloadRequest, URLRequest?, HTTPURLResponse, URL?, Request.ValidationResult) -> Void)?
+    /// `request(_:didParseResponse:)` with the unserialized `DownloadResponse<URL?, AFError>`.
+    open var requestDidParseDownloadResponse: ((DownloadRequest, DownloadResponse<URL?, AFError>) -> Void)?
 
     /// Lupine: `requestDidResumeExchange(_:)`.
     open var requestDidResumeExchange: ((Request) -> Void)?
@@ -121,6 +129,29 @@ open class ClosureEventMonitor: EventMonitor, @unchecked Sendable {
 
     open func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, AFError>) {
         requestDidParseResponse?(request, response)
+    }
+
+    public func request(_ request: DataStreamRequest,
+                        didValidateRequest urlRequest: URLRequest?,
+                        response: HTTPURLResponse,
+                        withResult result: Request.ValidationResult) {
+        requestDidValidateRequestResponseWithResult?(request, urlRequest, response, result)
+    }
+
+    open func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {
+        requestDidCreateDestinationURL?(request, url)
+    }
+
+    open func request(_ request: DownloadRequest,
+                      didValidateRequest urlRequest: URLRequest?,
+                      response: HTTPURLResponse,
+                      fileURL: URL?,
+                      withResult result: Request.ValidationResult) {
+        requestDidValidateRequestResponseFileURLWithResult?(request, urlRequest, response, fileURL, result)
+    }
+
+    open func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?, AFError>) {
+        requestDidParseDownloadResponse?(request, response)
     }
 
     open func requestDidResumeExchange(_ request: Request) {

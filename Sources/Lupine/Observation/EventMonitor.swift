@@ -59,6 +59,25 @@ public protocol EventMonitor: Sendable {
     func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, AFError>)
     /// A serialized DataResponse was produced.
     func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value, AFError>)
+    /// A DataStreamRequest validator ran.
+    func request(_ request: DataStreamRequest,
+                 didValidateRequest urlRequest: URLRequest?,
+                 response: HTTPURLResponse,
+                 withResult result: Request.ValidationResult)
+    /// A DataStreamSerializer serialized a chunk of a DataStreamRequest's body.
+    func request<Value: Sendable>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>)
+    /// A DownloadRequest's destination was computed; the file is moved there next.
+    func request(_ request: DownloadRequest, didCreateDestinationURL url: URL)
+    /// A DownloadRequest validator ran.
+    func request(_ request: DownloadRequest,
+                 didValidateRequest urlRequest: URLRequest?,
+                 response: HTTPURLResponse,
+                 fileURL: URL?,
+                 withResult result: Request.ValidationResult)
+    /// An unserialized DownloadResponse was produced.
+    func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?, AFError>)
+    /// A serialized DownloadResponse was produced.
+    func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, AFError>)
 
     /// Lupine: an attempt's exchange started on the transport, or a suspended exchange was
     /// resumed (its body is read again). Stands in for Alamofire's `request(_:didResumeTask:)`.
@@ -102,6 +121,19 @@ extension EventMonitor {
                         withResult result: Request.ValidationResult) {}
     public func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, AFError>) {}
     public func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value, AFError>) {}
+    public func request(_ request: DataStreamRequest,
+                        didValidateRequest urlRequest: URLRequest?,
+                        response: HTTPURLResponse,
+                        withResult result: Request.ValidationResult) {}
+    public func request<Value: Sendable>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>) {}
+    public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {}
+    public func request(_ request: DownloadRequest,
+                        didValidateRequest urlRequest: URLRequest?,
+                        response: HTTPURLResponse,
+                        fileURL: URL?,
+                        withResult result: Request.ValidationResult) {}
+    public func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?, AFError>) {}
+    public func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, AFError>) {}
     public func requestDidResumeExchange(_ request: Request) {}
     public func requestDidSuspendExchange(_ request: Request) {}
     public func requestDidCancelExchange(_ request: Request) {}

@@ -159,6 +159,7 @@ extension Request {
             return (state.error, state.timeline)
         }
         underlyingQueue.async {
+            self.transferWillComplete(error: error)
             if error == nil { self.runValidators() }
             // After the validators, as Alamofire reports `didCompleteTask`.
             self.notify { $0.request(self, didCompleteAttemptWithError: error, timeline: timeline) }

@@ -347,6 +347,12 @@ public class Request: @unchecked Sendable {
     /// A part of the response body arrived.
     func didReceiveBodyPart(_ data: Data, task: any TransportTask) -> TransportReadiness { .proceed }
 
+    /// The attempt's exchange ended: `error` is the request's error so far, nil for a complete
+    /// response. Runs on `underlyingQueue` before the validators and the retry decision; a sink
+    /// finishes here (a download moves its file, or keeps its partial file for resume data) and
+    /// may set `error`.
+    func transferWillComplete(error: AFError?) {}
+
     /// Runs the validators added to the request (after a complete response).
     func runValidators() {}
 

@@ -192,6 +192,136 @@ open class Session: @unchecked Sendable {
         makeDataRequest(convertible, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume)
     }
 
+    // MARK: Downloads (class body, so that subclasses can override them)
+
+    /// Creates a DownloadRequest from a URL, method, parameters encoded with `encoding`, and headers.
+    ///
+    /// The URLRequest is built as for `request(_:method:parameters:encoding:headers:interceptor:requestModifier:)`.
+    /// The body streams to a temporary file, which is moved per `destination` once complete.
+    ///
+    /// - Parameter destination: Where the file goes; nil places it beside the temporary file, named
+    ///   `Alamofire_<temporary file name>`.
+    open func download(_ convertible: any URLConvertible,
+                       method: HTTPMethod = .get,
+                       parameters: Parameters? = nil,
+                       encoding: any ParameterEncoding = URLEncoding.default,
+                       headers: HTTPHeaders? = nil,
+                       interceptor: (any RequestInterceptor)? = nil,
+                       shouldAutomaticallyResume: Bool? = nil,
+                       requestModifier: RequestModifier? = nil,
+                       to destination: DownloadRequest.Destination? = nil) -> DownloadRequest {
+        let convertible = ParametersRequestConvertible(url: convertible, method: method, parameters: parameters,
+                                                       encoding: encoding, headers: headers, requestModifier: requestModifier)
+        return download(convertible, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, to: destination)
+    }
+
+    /// Creates a DownloadRequest from a URL, method, an `Encodable` value encoded with `encoder`, and
+    /// headers. `encoder` is not called when `parameters` is nil.
+    ///
+    /// - Parameter destination: Where the file goes; nil places it beside the temporary file.
+    open func download<Parameters: Encodable & Sendable>(_ convertible: any URLConvertible,
+                                                         method: HTTPMethod = .get,
+                                                         parameters: Parameters? = nil,
+                                                         encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
+                                                         headers: HTTPHeaders? = nil,
+                                                         interceptor: (any RequestInterceptor)? = nil,
+                                                         shouldAutomaticallyResume: Bool? = nil,
+                                                         requestModifier: RequestModifier? = nil,
+                                                         to destination: DownloadRequest.Destination? = nil) -> DownloadRequest {
+        let convertible = EncodableRequestConvertible(url: convertible, method: method, parameters: parameters,
+                                                      encoder: encoder, headers: headers, requestModifier: requestModifier)
+        return download(convertible, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, to: destination)
+    }
+
+    /// Creates a DownloadRequest from a fully formed URLRequestConvertible (a router).
+    ///
+    /// - Parameter destination: Where the file goes; nil places it beside the temporary file.
+    open func download(_ convertible: any URLRequestConvertible,
+                       interceptor: (any RequestInterceptor)? = nil,
+                       shouldAutomaticallyResume: Bool? = nil,
+                       to destination: DownloadRequest.Destination? = nil) -> DownloadRequest {
+        makeDownloadRequest(.request(convertible), interceptor: interceptor,
+                            shouldAutomaticallyResume: shouldAutomaticallyResume, destination: destination)
+    }
+
+    /// Continues a download from the resume data of a cancelled or failed one.
+    ///
+    /// The request is a GET of the resume data's URL with the original request's headers, plus
+    /// `Range: bytes=<bytes on disk>-` and `If-Range` with the response's `ETag` (else its
+    /// `Last-Modified`). A `206` continuing the partial file is appended to it; a `200` (the server
+    /// ignores ranges, or the resource changed) restarts the file from zero. Either way the file is
+    /// the one a fresh download gives. When the partial file is gone, the download starts from zero.
+    /// Resume data that cannot be decoded fails the request with
+    /// `AFError.sessionTaskFailed(error: URLError(.cannotDecodeRawData))`.
+    ///
+    /// Lupine's resume data is an XML property list: a dictionary with `version` (1), `url`,
+    /// `headers`, `entityTag` and `lastModified` (the validators, when present), `bytesOnDisk`,
+    /// `expectedLength` (-1 when unknown) and `temporaryFile` (the partial file, which stays in the
+    /// temporary directory until the download is resumed).
+    ///
+    /// - Parameters:
+    ///   - data:        The `resumeData` of a `DownloadRequest` or `DownloadResponse`, or `AFError.downloadResumeData`.
+    ///   - destination: Where the file goes; nil places it beside the temporary file.
+    open func download(resumingWith data: Data,
+                       interceptor: (any RequestInterceptor)? = nil,
+                       shouldAutomaticallyResume: Bool? = nil,
+                       to destination: DownloadRequest.Destination? = nil) -> DownloadRequest {
+        makeDownloadRequest(.resumeData(data), interceptor: interceptor,
+                            shouldAutomaticallyResume: shouldAutomaticallyResume, destination: destination)
+    }
+    // MARK: Streaming requests (class body, so that subclasses can override them)
+
+    /// Creates a DataStreamRequest from a URL, method, an `Encodable` value encoded with
+    /// `encoder`, and headers. `encoder` is not called when `parameters` is nil.
+    ///
+    /// - Parameters:
+    ///   - automaticallyCancelOnStreamError: Whether a `DataStreamSerializer` failure cancels the request.
+    ///   - requestModifier: Mutates the URLRequest built from URL, method and headers, before encoding.
+    open func streamRequest<Parameters: Encodable & Sendable>(_ convertible: any URLConvertible,
+                                                              method: HTTPMethod = .get,
+                                                              parameters: Parameters? = nil,
+                                                              encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
+                                                              headers: HTTPHeaders? = nil,
+                                                              automaticallyCancelOnStreamError: Bool = false,
+                                                              interceptor: (any RequestInterceptor)? = nil,
+                                                              shouldAutomaticallyResume: Bool? = nil,
+                                                              requestModifier: RequestModifier? = nil) -> DataStreamRequest {
+        let convertible = EncodableRequestConvertible(url: convertible, method: method, parameters: parameters,
+                                                      encoder: encoder, headers: headers, requestModifier: requestModifier)
+        return streamRequest(convertible, automaticallyCancelOnStreamError: automaticallyCancelOnStreamError,
+                             interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume)
+    }
+
+    /// Creates a DataStreamRequest from a URL, method and headers, without parameters.
+    ///
+    /// - Parameters:
+    ///   - automaticallyCancelOnStreamError: Whether a `DataStreamSerializer` failure cancels the request.
+    ///   - requestModifier: Mutates the URLRequest built from URL, method and headers.
+    open func streamRequest(_ convertible: any URLConvertible,
+                            method: HTTPMethod = .get,
+                            headers: HTTPHeaders? = nil,
+                            automaticallyCancelOnStreamError: Bool = false,
+                            interceptor: (any RequestInterceptor)? = nil,
+                            shouldAutomaticallyResume: Bool? = nil,
+                            requestModifier: RequestModifier? = nil) -> DataStreamRequest {
+        let convertible = EncodableRequestConvertible<Empty>(url: convertible, method: method, parameters: nil,
+                                                           encoder: URLEncodedFormParameterEncoder.default,
+                                                             headers: headers, requestModifier: requestModifier)
+        return streamRequest(convertible, automaticallyCancelOnStreamError: automaticallyCancelOnStreamError,
+                             interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume)
+    }
+
+    /// Creates a DataStreamRequest from a fully formed URLRequestConvertible (a router).
+    ///
+    /// - Parameters:
+    ///   - automaticallyCancelOnStreamError: Whether a `DataStreamSerializer` failure cancels the request.
+    open func streamRequest(_ convertible: any URLRequestConvertible,
+                            automaticallyCancelOnStreamError: Bool = false,
+                            interceptor: (any RequestInterceptor)? = nil,
+                            shouldAutomaticallyResume: Bool? = nil) -> DataStreamRequest {
+        makeDataStreamRequest(convertible, automaticallyCancelOnStreamError: automaticallyCancelOnStreamError,
+                              interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume)
+    }
     // MARK: Making requests
 
     /// Registers a new request and starts its setup now (eager) or on first resume (lazy).

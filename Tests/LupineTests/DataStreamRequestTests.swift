@@ -1,0 +1,207 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Lupine
+import LupineTestServer
+import Testing
+
+/// One line of `/stream/N`.
+private struct StreamLine: Decodable, Sendable {
+    let id: Int
+    let url: String
+}
+
+private struct HandlerFailure: Error {}
+
+private typealias StreamEvent<Success: Sendable, Failure: Error & Sendable> = DataStreamRequest.Stream<Success, Failure>
+
+/// Registers a handler with `register` and returns every event it got, once `.complete` arrives.
+/// `onStream` runs for each `.stream` event (it may throw, or sleep to be a slow consumer).
+private func events<Success: Sendable, Failure: Error & Sendable>(
+    _ register: (@escaping DataStreamRequest.Handler<Success, Failure>) -> Void,
+    onStream: @escaping @Sendable (StreamEvent<Success, Failure>) throws -> Void = { _ in }
+) async -> [StreamEvent<Success, Failure>] {
+    let recorded = Locked<[StreamEvent<Success, Failure>]>([])
+    return await withCheckedContinuation { continuation in
+        register { stream in
+            recorded.withValue { $0.append(stream) }
+            if stream.completion != nil {
+                continuation.resume(returning: recorded.current)
+                return
+            }
+            try onStream(stream)
+        }
+    }
+}
+
+/// The lines of the concatenated chunks.
+private func lines(of chunks: [Data]) -> [Substring] {
+    String(decoding: chunks.reduce(Data(), +), as: UTF8.self).split(separator: "\n")
+}
+
+@Suite struct DataStreamRequestTests {
+    @Test func streamDeliversEveryLineThenOneCompletion() async throws {
+        let server = try await testServer()
+        let request = AF.streamRequest(server.url("/stream/20"))
+        let received = await events { request.responseStream(stream: $0) }
+        #expect(received.last?.completion != nil)
+        #expect(received.dropLast().allSatisfy { $0.completion == nil })
+        let chunks = received.compactMap(\.value)
+        let decoded = try lines(of: chunks).map { try JSONDecoder().decode(StreamLine.self, from: Data($0.utf8)) }
+        #expect(decoded.map(\.id) == Array(0..<20))
+        let completion = try #require(received.last?.completion)
+        #expect(completion.error == nil)
+        #expect(completion.response?.statusCode == 200)
+        #expect(completion.request?.url?.path == "/stream/20")
+        #expect(request.downloadProgress.completedUnitCount == Int64(chunks.reduce(0) { $0 + $1.count }))
+    }
+
+    @Test func stringAndDecodableHandlersSerializeEachChunk() async throws {
+        let server = try await testServer()
+        let strings = await events { AF.streamRequest(server.url("/stream/5")).responseStreamString(stream: $0) }
+        #expect(strings.compactMap(\.value).joined().split(separator: "\n").count == 5)
+
+        let decodables: [StreamEvent<StreamLine, AFError>] = await events {
+            AF.streamRequest(server.url("/stream/1")).responseStreamDecodable(of: StreamLine.self, stream: $0)
+        }
+        #expect(decodables.compactMap(\.value).map(\.id) == [0])
+        #expect(decodables.last?.completion?.error == nil)
+    }
+
+    @Test func encodableParametersOverloadEncodesIntoTheQuery() async throws {
+        let server = try await testServer()
+        let received = await events {
+            AF.streamRequest(server.url("/get"), parameters: ["name": "lupine"]).responseStream(stream: $0)
+        }
+        let echo = try JSONDecoder().decode(HTTPBinResponse.self, from: received.compactMap(\.value).reduce(Data(), +))
+        #expect(echo.args["name"] == .string("lupine"))
+    }
+
+    @Test func eachHandlerGetsItsCompletionAfterItsOwnChunks() async throws {
+        let server = try await testServer()
+        let request = AF.streamRequest(server.url("/stream/10"), shouldAutomaticallyResume: false)
+        let slowQueue = DispatchQueue(label: "test.slowHandler")
+        let fast = Locked<[String]>([])
+        let slow = Locked<[String]>([])
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let remaining = Locked(2)
+            let record: @Sendable (Locked<[String]>, StreamEvent<Data, Never>) -> Void = { log, stream in
+                log.withValue { $0.append(stream.completion == nil ? "chunk" : "complete") }
+                if stream.completion != nil, remaining.withValue({ $0 -= 1; return $0 }) == 0 { continuation.resume() }
+            }
+            request.responseStream { record(fast, $0) }
+            request.responseStream(on: slowQueue) { stream in
+                if stream.completion == nil { Thread.sleep(forTimeInterval: 0.05) }
+                record(slow, stream)
+            }
+            request.resume()
+        }
+        for log in [fast.current, slow.current] {
+            #expect(log.last == "complete")
+            #expect(log.filter { $0 == "complete" }.count == 1)
+            #expect(log.count >= 2)
+        }
+    }
+
+    @Test func validationFailureIsTheCompletionErrorAndIsReported() async throws {
+        let server = try await testServer()
+        let monitor = ClosureEventMonitor(queue: DispatchQueue(label: "test.monitor"))
+        let validations = Locked<[Request.ValidationResult]>([])
+        monitor.requestDidValidateRequestResponseWithResult = { _, _, _, result in validations.withValue { $0.append(result) } }
+        let session = Session(eventMonitors: [monitor])
+        let received = await events { session.streamRequest(server.url("/status/404")).validate().responseStream(stream: $0) }
+        let error = try #require(received.last?.completion?.error)
+        #expect(error.isResponseValidationError)
+        #expect(error.responseCode == 404)
+        #expect(await waitUntil { validations.current.count == 1 })
+    }
+
+    @Test func throwingHandlerCancelsAndRecordsItsError() async throws {
+        let server = try await testServer()
+        let request = AF.streamRequest(server.url("/drip?numbytes=200&duration=4"))
+        let start = Date()
+        let received = await events({ request.responseStream(stream: $0) }, onStream: { _ in throw HandlerFailure() })
+        #expect(Date().timeIntervalSince(start) < 3)
+        #expect(request.isCancelled)
+        let error = try #require(received.last?.completion?.error)
+        guard case let .responseSerializationFailed(reason: .customSerializationFailed(error: underlying)) = error else {
+            Issue.record("unexpected error \(error)")
+            return
+        }
+        #expect(underlying is HandlerFailure)
+    }
+
+    @Test func serializerFailureCancelsOnlyWhenAskedTo() async throws {
+        let server = try await testServer()
+        let cancelling = AF.streamRequest(server.url("/drip?numbytes=200&duration=4"), automaticallyCancelOnStreamError: true)
+        let failed: [StreamEvent<StreamLine, AFError>] = await events {
+            cancelling.responseStreamDecodable(of: StreamLine.self, stream: $0)
+        }
+        #expect(failed.first?.error?.isResponseSerializationError == true)
+        #expect(failed.last?.completion?.error?.isExplicitlyCancelledError == true)
+        #expect(cancelling.isCancelled)
+
+        let tolerant = AF.streamRequest(server.url("/bytes/300"))
+        let tolerated: [StreamEvent<StreamLine, AFError>] = await events {
+            tolerant.responseStream(using: .decodable(of: StreamLine.self), stream: $0)
+        }
+        #expect(tolerated.dropLast().allSatisfy { $0.error?.isResponseSerializationError == true })
+        #expect(tolerated.last?.completion?.error == nil)
+        #expect(!tolerant.isCancelled)
+    }
+
+    @Test func tokenCancelsFromInsideTheHandler() async throws {
+        let server = try await testServer()
+        let request = AF.streamRequest(server.url("/drip?numbytes=200&duration=4"))
+        let start = Date()
+        let received = await events({ request.responseStream(stream: $0) }, onStream: { $0.cancel() })
+        #expect(Date().timeIntervalSince(start) < 3)
+        #expect(received.last?.completion?.error?.isExplicitlyCancelledError == true)
+        #expect(request.isCancelled)
+    }
+
+    @Test func onHTTPResponseSeesTheHeadBeforeAnyChunk() async throws {
+        let server = try await testServer()
+        let order = Locked<[String]>([])
+        let queue = DispatchQueue(label: "test.order")
+        let request = AF.streamRequest(server.url("/stream/3"))
+            .onHTTPResponse(on: queue) { response in order.withValue { $0.append("head \(response.statusCode)") } }
+        _ = await events { request.responseStream(on: queue, stream: $0) }
+        #expect(order.current == ["head 200"])
+    }
+
+    // MARK: Async
+
+    @Test func streamingDataYieldsEveryChunkThenCompletes() async throws {
+        let server = try await testServer()
+        let task = AF.streamRequest(server.url("/stream/20")).streamTask()
+        var chunks: [Data] = []
+        var completions = 0
+        for await stream in task.streamingData() {
+            if let data = stream.value { chunks.append(data) }
+            if stream.completion != nil { completions += 1 }
+        }
+        #expect(completions == 1)
+        #expect(lines(of: chunks).count == 20)
+
+        let decodables = await Array(AF.streamRequest(server.url("/stream/1")).streamTask().streamingDecodables(StreamLine.self))
+        #expect(decodables.compactMap(\.value).map(\.id) == [0])
+    }
+
+    @Test func breakingOutOfTheLoopCancelsTheRequest() async throws {
+        let server = try await testServer()
+        let request = AF.streamRequest(server.url("/drip?numbytes=500&duration=10"))
+        for await stream in request.streamTask().streamingStrings() where stream.value != nil {
+            break
+        }
+        #expect(await waitUntil { request.isCancelled })
+
+        let kept = AF.streamRequest(server.url("/drip?numbytes=20&duration=0.5"))
+        for await stream in kept.streamTask().streamingData(automaticallyCancelling: false) where stream.value != nil {
+            break
+        }
+        #expect(await waitUntil { kept.isFinished })
+        #expect(!kept.isCancelled)
+    }
+}
