@@ -75,4 +75,29 @@ extension Request {
         }
         if runNow { handler() }
     }
+
+    /// Finishes a serializer whose result may be a failure: unless that failure makes a retrier retry
+    /// the request, `deliver` is called with nil (deliver the result as it is) or with the
+    /// `.requestRetryFailed` error that replaces it.
+    ///
+    /// Only a failure of the serializer itself asks the retriers: when the request already failed,
+    /// they were asked about that error once, and asking again would retry twice.
+    func completeSerialization(failure serializationError: AFError?,
+                               deliver: @escaping @Sendable (_ replacement: AFError?) -> Void) {
+        guard let serializationError, error == nil, !isCancelled, let delegate else {
+            responseSerializerDidComplete { deliver(nil) }
+            return
+        }
+        delegate.retryResult(for: self, dueTo: serializationError) { retryResult in
+            switch retryResult {
+            case .doNotRetry:
+                self.responseSerializerDidComplete { deliver(nil) }
+            case let .doNotRetryWithError(retryError):
+                let replacement = AFError.requestRetryFailed(retryError: retryError, originalError: serializationError)
+                self.responseSerializerDidComplete { deliver(replacement) }
+            case .retry, .retryWithDelay:
+                delegate.retryRequest(self, withDelay: retryResult.delay)
+            }
+        }
+    }
 }

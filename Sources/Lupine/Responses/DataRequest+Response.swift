@@ -50,7 +50,15 @@ extension DataRequest {
                                                     serializationDuration: end.timeIntervalSince(start), result: result,
                                                     timeline: self.timeline.serialized(at: end))
                     self.notify { $0.request(self, didParseResponse: dataResponse) }
-                    self.completeSerialization(dataResponse, queue: queue, completionHandler: completionHandler)
+                    self.completeSerialization(failure: dataResponse.error) { replacement in
+                        let delivered = replacement.map { error in
+                            DataResponse(request: request, response: response, data: data, metrics: nil,
+                                         serializationDuration: dataResponse.serializationDuration,
+                                         result: AFResult<Serializer.SerializedObject>.failure(error),
+                                         timeline: dataResponse.timeline)
+                        } ?? dataResponse
+                        queue.async { completionHandler(delivered) }
+                    }
                 }
             }
         }
@@ -65,33 +73,6 @@ extension DataRequest {
                                                          completionHandler: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void)
         -> Self {
         response(queue: queue, responseSerializer: AnyDataResponseSerializer(responseSerializer), completionHandler: completionHandler)
-    }
-
-    /// Delivers a serialized response, unless its failure makes a retrier retry the request.
-    ///
-    /// Only a failure of the serializer itself asks the retriers: when the request already failed,
-    /// they were asked about that error once, and asking again would retry twice.
-    private func completeSerialization<Value: Sendable>(_ response: AFDataResponse<Value>,
-                                                        queue: DispatchQueue,
-                                                        completionHandler: @escaping @Sendable (AFDataResponse<Value>) -> Void) {
-        guard let serializationError = response.error, self.error == nil, !isCancelled, let delegate else {
-            responseSerializerDidComplete { queue.async { completionHandler(response) } }
-            return
-        }
-        delegate.retryResult(for: self, dueTo: serializationError) { retryResult in
-            switch retryResult {
-            case .doNotRetry:
-                self.responseSerializerDidComplete { queue.async { completionHandler(response) } }
-            case let .doNotRetryWithError(retryError):
-                let failed = DataResponse(request: response.request, response: response.response, data: response.data,
-                                          metrics: nil, serializationDuration: response.serializationDuration,
-                                          result: AFResult<Value>.failure(.requestRetryFailed(retryError: retryError, originalError: serializationError)),
-                                          timeline: response.timeline)
-                self.responseSerializerDidComplete { queue.async { completionHandler(failed) } }
-            case .retry, .retryWithDelay:
-                delegate.retryRequest(self, withDelay: retryResult.delay)
-            }
-        }
     }
 
     /// Body as `Data` (see `DataResponseSerializer` for the empty-body rules).

@@ -56,7 +56,16 @@ extension DownloadRequest {
                                                             serializationDuration: end.timeIntervalSince(start),
                                                             result: result, timeline: self.timeline.serialized(at: end))
                     self.notify { $0.request(self, didParseResponse: downloadResponse) }
-                    self.completeSerialization(downloadResponse, queue: queue, completionHandler: completionHandler)
+                    self.completeSerialization(failure: downloadResponse.error) { replacement in
+                        let delivered = replacement.map { error in
+                            DownloadResponse(request: request, response: response, fileURL: fileURL,
+                                             resumeData: resumeData, metrics: nil,
+                                             serializationDuration: downloadResponse.serializationDuration,
+                                             result: AFResult<Serializer.SerializedObject>.failure(error),
+                                             timeline: downloadResponse.timeline)
+                        } ?? downloadResponse
+                        queue.async { completionHandler(delivered) }
+                    }
                 }
             }
         }
@@ -70,32 +79,6 @@ extension DownloadRequest {
                                                          completionHandler: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void)
         -> Self {
         response(queue: queue, responseSerializer: AnyDownloadResponseSerializer(responseSerializer), completionHandler: completionHandler)
-    }
-
-    /// Delivers a serialized response, unless its failure makes a retrier retry the request. Only a
-    /// failure of the serializer itself asks the retriers (a request error was already asked about).
-    private func completeSerialization<Value: Sendable>(_ response: AFDownloadResponse<Value>,
-                                                        queue: DispatchQueue,
-                                                        completionHandler: @escaping @Sendable (AFDownloadResponse<Value>) -> Void) {
-        guard let serializationError = response.error, self.error == nil, !isCancelled, let delegate else {
-            responseSerializerDidComplete { queue.async { completionHandler(response) } }
-            return
-        }
-        delegate.retryResult(for: self, dueTo: serializationError) { retryResult in
-            switch retryResult {
-            case .doNotRetry:
-                self.responseSerializerDidComplete { queue.async { completionHandler(response) } }
-            case let .doNotRetryWithError(retryError):
-                let error = AFError.requestRetryFailed(retryError: retryError, originalError: serializationError)
-                let failed = DownloadResponse(request: response.request, response: response.response, fileURL: response.fileURL,
-                                              resumeData: response.resumeData, metrics: nil,
-                                              serializationDuration: response.serializationDuration,
-                                              result: AFResult<Value>.failure(error), timeline: response.timeline)
-                self.responseSerializerDidComplete { queue.async { completionHandler(failed) } }
-            case .retry, .retryWithDelay:
-                delegate.retryRequest(self, withDelay: retryResult.delay)
-            }
-        }
     }
 
     /// The downloaded file's URL (`URLResponseSerializer`); fails with `.inputFileNil` without a file.
