@@ -24,8 +24,6 @@ public class DataRequest: Request, @unchecked Sendable {
         /// Content-Length of the response, used to size the buffer once.
         var expectedLength = 0
         var validators: [@Sendable () -> Void] = []
-        var httpResponseHandler: (queue: DispatchQueue,
-                                  handler: @Sendable (HTTPURLResponse, @escaping @Sendable (ResponseDisposition) -> Void) -> Void)?
     }
 
     let dataState = NIOLockedValueBox(DataState())
@@ -57,17 +55,7 @@ public class DataRequest: Request, @unchecked Sendable {
             return .proceed
         }
         dataState.withLockedValue { $0.expectedLength = Int(max(expected, 0)) }
-        guard let handler = dataState.withLockedValue({ $0.httpResponseHandler }) else { return .proceed }
-        // The body waits until the handler answers.
-        handler.queue.async {
-            handler.handler(response) { disposition in
-                switch disposition {
-                case .allow: task.resumeReading()
-                case .cancel: self.cancel()
-                }
-            }
-        }
-        return .pause
+        return askHTTPResponseHandler(response, task: task)
     }
 
     override func didReceiveBodyPart(_ data: Data, task: any TransportTask) -> TransportReadiness {
@@ -147,8 +135,7 @@ public class DataRequest: Request, @unchecked Sendable {
         perform handler: @escaping @Sendable (_ response: HTTPURLResponse,
                                               _ completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) -> Void
     ) -> Self {
-        let queue = queue.resolvingLupineDefault(to: defaultQueue)
-        dataState.withLockedValue { $0.httpResponseHandler = (queue, handler) }
+        setHTTPResponseHandler(queue: queue, handler)
         return self
     }
 

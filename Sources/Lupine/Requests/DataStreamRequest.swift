@@ -34,8 +34,6 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         /// `.complete` events waiting for their handler's last chunk.
         var waitingCompletions: [Int: @Sendable () -> Void] = [:]
         var validators: [@Sendable () -> Void] = []
-        var httpResponseHandler: (queue: DispatchQueue,
-                                  handler: @Sendable (HTTPURLResponse, @escaping @Sendable (ResponseDisposition) -> Void) -> Void)?
         var receivedBytes: Int64 = 0
         var expectedBytes: Int64 = -1
     }
@@ -69,23 +67,12 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
 
     override func didReceiveResponseHead(_ response: HTTPURLResponse, task: any TransportTask) -> TransportReadiness {
         let expected = response.expectedContentLength
-        let handler = streamState.withLockedValue { state in
+        streamState.withLockedValue { state in
             state.receivedBytes = 0
             state.expectedBytes = expected
-            return state.httpResponseHandler
         }
         updateDownloadProgress(expected: expected, received: 0)
-        guard let handler else { return .proceed }
-        // The body waits until the handler answers.
-        handler.queue.async {
-            handler.handler(response) { disposition in
-                switch disposition {
-                case .allow: task.resumeReading()
-                case .cancel: self.cancel()
-                }
-            }
-        }
-        return .pause
+        return askHTTPResponseHandler(response, task: task)
     }
 
     override func didReceiveBodyPart(_ data: Data, task: any TransportTask) -> TransportReadiness {
@@ -240,8 +227,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         perform handler: @escaping @Sendable (_ response: HTTPURLResponse,
                                               _ completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) -> Void
     ) -> Self {
-        let queue = queue.resolvingLupineDefault(to: defaultQueue)
-        streamState.withLockedValue { $0.httpResponseHandler = (queue, handler) }
+        setHTTPResponseHandler(queue: queue, handler)
         return self
     }
 

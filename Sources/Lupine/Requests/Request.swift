@@ -359,6 +359,31 @@ public class Request: @unchecked Sendable {
     /// Clears what the last attempt received.
     func resetForRetry() {}
 
+    // MARK: Response head handlers (onHTTPResponse)
+
+    typealias HTTPResponseHandler = @Sendable (HTTPURLResponse, @escaping @Sendable (ResponseDisposition) -> Void) -> Void
+
+    /// Installs the `onHTTPResponse` handler of DataRequest and DataStreamRequest (last one wins).
+    func setHTTPResponseHandler(queue: DispatchQueue, _ handler: @escaping HTTPResponseHandler) {
+        let queue = queue.resolvingLupineDefault(to: defaultQueue)
+        mutableState.withLockedValue { $0.httpResponseHandler = (queue, handler) }
+    }
+
+    /// Hands `response` to the `onHTTPResponse` handler, if any: the body waits (`.pause`) until it
+    /// answers `.allow`, and `.cancel` cancels the request.
+    func askHTTPResponseHandler(_ response: HTTPURLResponse, task: any TransportTask) -> TransportReadiness {
+        guard let handler = mutableState.withLockedValue({ $0.httpResponseHandler }) else { return .proceed }
+        handler.queue.async {
+            handler.handler(response) { disposition in
+                switch disposition {
+                case .allow: task.resumeReading()
+                case .cancel: self.cancel()
+                }
+            }
+        }
+        return .pause
+    }
+
     // MARK: Events
 
     /// Delivers an event to the Session's monitors and to those added to this request.
