@@ -59,6 +59,7 @@ let package = Package(
                 "Lupine",
                 "LupineTestServer",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
     ]

@@ -23,6 +23,7 @@ struct LupineCommand: AsyncParsableCommand {
             PatchCommand.self,
             DeleteCommand.self,
             HeadCommand.self,
+            MeasureMemoryCommand.self,
         ]
     )
 }

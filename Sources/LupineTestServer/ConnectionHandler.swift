@@ -31,6 +31,8 @@ final class ConnectionHandler: ChannelInboundHandler {
     private enum State {
         case idle
         case receiving(HTTPRequestHead, ByteBuffer)
+        /// Taking a body of any size without keeping it (`UploadSink`).
+        case sinking(HTTPRequestHead, UploadSink)
         /// The connection is about to close; further input is ignored.
         case closing
         /// Waiting on a timer or background work before (or while) responding.
@@ -56,6 +58,11 @@ final class ConnectionHandler: ChannelInboundHandler {
         case .head(let head):
             receiveHead(head, context: context)
         case .body(var chunk):
+            if case .sinking(let head, var sink) = state {
+                sink.consume(chunk)
+                state = .sinking(head, sink)
+                return
+            }
             guard case .receiving(let head, var body) = state else { return }
             guard body.readableBytes + chunk.readableBytes <= Self.maximumBodySize else {
                 rejectOversizedBody(head, context: context)
@@ -66,6 +73,12 @@ final class ConnectionHandler: ChannelInboundHandler {
             body.writeBuffer(&chunk)
             state = .receiving(head, body)
         case .end:
+            if case .sinking(let head, let sink) = state {
+                let exchange = Exchange(isHead: false, keepAlive: head.isKeepAlive, version: head.version)
+                state = .responding(exchange)
+                sendComplete(sink.report(), exchange, context: context)
+                return
+            }
             guard case .receiving(let head, let body) = state else { return }
             respond(to: head, body: body, context: context)
         }
@@ -73,7 +86,13 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     private func receiveHead(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         guard case .idle = state else { return }
-        hits.record(TestRequest.path(ofTarget: head.uri))
+        let path = TestRequest.path(ofTarget: head.uri)
+        hits.record(path)
+        if UploadSink.handles(path) {
+            state = .sinking(head, UploadSink(head: head))
+            answerExpectContinue(head, context: context)
+            return
+        }
         if let declared = head.headers.first(name: "content-length").flatMap(Int.init),
             declared > Self.maximumBodySize
         {
@@ -81,7 +100,11 @@ final class ConnectionHandler: ChannelInboundHandler {
             return
         }
         state = .receiving(head, context.channel.allocator.buffer(capacity: 0))
-        // Clients such as curl wait (about a second) for this before sending a large body.
+        answerExpectContinue(head, context: context)
+    }
+
+    /// Clients such as curl wait (about a second) for this before sending a large body.
+    private func answerExpectContinue(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         if head.headers[canonicalForm: "expect"].contains(where: { $0.lowercased() == "100-continue" }) {
             let interim = HTTPResponseHead(version: head.version, status: .continue)
             context.writeAndFlush(wrapOutboundOut(.head(interim)), promise: nil)

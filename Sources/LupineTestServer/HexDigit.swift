@@ -1,5 +1,14 @@
-/// Hexadecimal digit decoding shared by percent-decoding and JSON `\u` escapes.
+/// Hexadecimal digits: decoding shared by percent-decoding and JSON `\u` escapes, and the
+/// lowercase encoding of digests.
 enum HexDigit {
+    /// `bytes` as lowercase hex, two digits a byte.
+    static func lowercase<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
+        bytes.map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined()
+    }
+
     /// The value of an ASCII hex digit, or nil for any other byte.
     static func value(of byte: UInt8) -> UInt8? {
         switch byte {

@@ -20,6 +20,7 @@ enum Router {
         case ("bytes", 2): return StreamingRoutes.bytes(request, count: segments[1])
         case ("range-ignored", 2): return RangeSupport.rangeIgnored(request, count: segments[1])
         case ("stream", 2): return StreamingRoutes.stream(request, count: segments[1])
+        case ("stream-bytes", 2): return StreamingRoutes.streamBytes(request, count: segments[1])
         case ("drip", 1): return StreamingRoutes.drip(request)
         case ("redirect", 2), ("relative-redirect", 2):
             return RedirectRoutes.chain(request, prefix: first, count: segments[1], absolute: false)
@@ -45,6 +46,7 @@ enum Router {
         case ("cache", 1): return CacheRoutes.cache(request)
         case ("cache", 2): return CacheRoutes.maxAge(request, seconds: segments[1])
         case ("etag", 2): return CacheRoutes.etag(request, tag: segments[1])
+        case ("multipart", _): return MultipartRoutes.echo(request)
         case ("fault", 2): return FaultRoutes.plan(request, name: segments[1])
         case ("token", 2): return TokenRoutes.plan(request, action: segments[1])
         case ("fail", 2): return FailureRoutes.plan(request, count: segments[1])

@@ -1,7 +1,8 @@
 import NIOCore
 import NIOHTTP1
 
-/// `/bytes/N`, `/stream/N`, `/drip` and `/delay/N`: endpoints whose body is produced over time.
+/// `/bytes/N`, `/stream-bytes/N`, `/stream/N`, `/drip` and `/delay/N`: endpoints whose body is
+/// produced over time.
 enum StreamingRoutes {
     static let maximumByteCount: UInt64 = 4 << 30
     static let maximumLineCount = 10_000
@@ -22,6 +23,19 @@ enum StreamingRoutes {
             seed = parsed
         }
         return RangeSupport.bytes(request, count: count, seed: seed)
+    }
+
+    /// `/stream-bytes/N?seed=S`: the bytes of `/bytes/N?seed=S`, chunked (no Content-Length) and
+    /// sent under backpressure, so a slow reader slows the server instead of filling its memory.
+    static func streamBytes(_ request: TestRequest, count text: String) -> ResponsePlan {
+        guard let count = UInt64(text), count <= maximumByteCount else {
+            return .response(.error(.badRequest, "byte count must be 0...\(maximumByteCount)"))
+        }
+        guard let seed = request.queryValue("seed").map({ UInt64($0) }) ?? 0 else {
+            return .response(.error(.badRequest, "seed must be a non-negative integer"))
+        }
+        let headers: HTTPHeaders = ["Content-Type": "application/octet-stream"]
+        return .byteRange(ByteRangeResponse(status: .ok, headers: headers, seed: seed, offset: 0, count: count, ending: .endResponse))
     }
 
     static func stream(_ request: TestRequest, count text: String) -> ResponsePlan {

@@ -6,7 +6,7 @@ import Lupine
 import LupineTestServer
 import Testing
 
-extension DownloadSuites {
+extension TransferSuites {
     @Suite struct DownloadRequestTests {
         // MARK: Destination and options
 

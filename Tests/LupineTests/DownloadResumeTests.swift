@@ -6,7 +6,7 @@ import Lupine
 import LupineTestServer
 import Testing
 
-extension DownloadSuites {
+extension TransferSuites {
     @Suite struct DownloadResumeTests {
         static let size = 4 << 20
         static let cut = 1 << 20

@@ -133,14 +133,13 @@ extension MultipartFormDataTests {
             let form = MultipartFormData(boundary: "b")
             form.append(Self.bytes("small"), withName: "s")
 
-            let encoded = try form.encodedBody(threshold: MultipartFormData.encodingMemoryThreshold, temporaryDirectory: directory)
+            let encoded = try form.encodedUploadable(threshold: MultipartFormData.encodingMemoryThreshold, temporaryDirectory: directory)
 
-            guard case let .data(data) = encoded.body else {
+            guard case let .data(data) = encoded else {
                 Issue.record("expected a body in memory")
                 return
             }
             #expect(data == (try form.encode()))
-            #expect(encoded.temporaryFile == nil)
         }
     }
 
@@ -153,13 +152,13 @@ extension MultipartFormDataTests {
                 return form
             }
 
-            let encoded = try makeForm().encodedBody(threshold: 64, temporaryDirectory: temporary)
+            let encoded = try makeForm().encodedUploadable(threshold: 64, temporaryDirectory: temporary)
 
-            guard case let .file(fileURL) = encoded.body else {
+            guard case let .file(fileURL, shouldRemove) = encoded else {
                 Issue.record("expected a body in a file")
                 return
             }
-            #expect(encoded.temporaryFile == fileURL)
+            #expect(shouldRemove)
             #expect(fileURL.deletingLastPathComponent().standardizedFileURL.path == temporary.standardizedFileURL.path)
             #expect(try Data(contentsOf: fileURL) == makeForm().encode())
         }

@@ -276,17 +276,18 @@ import Musl
         }
     }
 
-    @Test func missingFileGivesBodyPartFileIsDirectoryAsOnLinuxAlamofire() throws {
+    @Test func missingFileGivesBodyPartFileNotReachableWithError() throws {
         try Self.withTemporaryDirectory { directory in
             let missing = directory.appendingPathComponent("missing.txt")
             let form = MultipartFormData()
             form.append(missing, withName: "file", fileName: "missing.txt", mimeType: "text/plain")
 
-            guard case let .bodyPartFileIsDirectory(reported)? = Self.encodingError(form).flatMap(Self.reason) else {
-                Issue.record("expected bodyPartFileIsDirectory")
+            guard case let .bodyPartFileNotReachableWithError(reported, error)? = Self.encodingError(form).flatMap(Self.reason) else {
+                Issue.record("expected bodyPartFileNotReachableWithError")
                 return
             }
             #expect(reported == missing)
+            #expect((error as? CocoaError)?.code == .fileReadNoSuchFile)
         }
     }
 

@@ -37,25 +37,25 @@ enum MultipartFileAccess {
 }
 
 extension MultipartFormData {
-    /// The body of an upload of this form, as the transport sends it.
+    /// The body of an upload of this form.
     ///
     /// Bodies whose `contentLength` is below `threshold` are encoded in memory; larger ones are
-    /// written in chunks to a new file in `temporaryDirectory` (created if needed), which the
-    /// caller removes once the upload is over. A failed write leaves no file behind.
+    /// written in chunks to a new file named by a UUID in `temporaryDirectory` (created if
+    /// needed), which the upload removes when it is cleaned up (`shouldRemove: true`). A failed
+    /// write leaves no file behind.
     ///
     /// - Parameters:
     ///   - threshold: `MultipartFormData.encodingMemoryThreshold` unless the caller chose another.
     ///   - temporaryDirectory: Where a large body is written.
-    /// - Returns: The body, and the temporary file to remove afterwards (`nil` for a body in memory).
     /// - Throws: What `encode()` and `writeEncodedData(to:)` throw, or the error creating the
     ///   directory.
-    func encodedBody(threshold: UInt64, temporaryDirectory: URL) throws -> (body: TransportRequestBody, temporaryFile: URL?) {
+    func encodedUploadable(threshold: UInt64, temporaryDirectory: URL) throws -> UploadRequest.Uploadable {
         if contentLength < threshold {
-            return (.data(try encode()), nil)
+            return .data(try encode())
         }
         try fileManager.createDirectory(at: temporaryDirectory, withIntermediateDirectories: true)
-        let fileURL = temporaryDirectory.appendingPathComponent("lupine.multipart.\(UUID().uuidString)")
+        let fileURL = temporaryDirectory.appendingPathComponent(UUID().uuidString)
         try writeEncodedData(to: fileURL)
-        return (.file(fileURL), fileURL)
+        return .file(fileURL, shouldRemove: true)
     }
 }

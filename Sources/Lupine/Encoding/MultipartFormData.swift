@@ -132,10 +132,14 @@ open class MultipartFormData {
             return
         }
 
-        // Apple builds of Alamofire ask `checkResourceIsReachable()` first; corelibs has no such
-        // check, so a missing file is reported like a directory, as Alamofire does on Linux.
+        // A missing file gets the reason Apple builds of Alamofire give (from
+        // `checkResourceIsReachable()`), not the directory reason Alamofire falls back to on Linux.
         var isDirectory: ObjCBool = false
-        guard fileManager.fileExists(atPath: fileURL.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+        guard fileManager.fileExists(atPath: fileURL.path, isDirectory: &isDirectory) else {
+            recordFailure(.bodyPartFileNotReachableWithError(atURL: fileURL, error: CocoaError(.fileReadNoSuchFile, userInfo: [NSURLErrorKey: fileURL])))
+            return
+        }
+        guard !isDirectory.boolValue else {
             recordFailure(.bodyPartFileIsDirectory(at: fileURL))
             return
         }

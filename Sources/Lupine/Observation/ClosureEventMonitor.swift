@@ -46,6 +46,12 @@ open class ClosureEventMonitor: EventMonitor, @unchecked Sendable {
     open var requestDidParseResponse: ((DataRequest, DataResponse<Data?, AFError>) -> Void)?
     /// `request(_:didValidateRequest:response:withResult:)` of a DataStreamRequest.
     open var requestDidValidateRequestResponseWithResult: ((DataStreamRequest, URLRequest?, HTTPURLResponse, Request.ValidationResult) -> Void)?
+    /// `request(_:didCreateUploadable:)`.
+    open var requestDidCreateUploadable: ((UploadRequest, UploadRequest.Uploadable) -> Void)?
+    /// `request(_:didFailToCreateUploadableWithError:)`.
+    open var requestDidFailToCreateUploadableWithError: ((UploadRequest, AFError) -> Void)?
+    /// `request(_:didProvideInputStream:)`.
+    open var requestDidProvideInputStream: ((UploadRequest, InputStream) -> Void)?
     /// `request(_:didCreateDestinationURL:)`.
     open var requestDidCreateDestinationURL: ((DownloadRequest, URL) -> Void)?
     /// `request(_:didValidateRequest:response:fileURL:withResult:)`.
@@ -136,6 +142,18 @@ open class ClosureEventMonitor: EventMonitor, @unchecked Sendable {
                         response: HTTPURLResponse,
                         withResult result: Request.ValidationResult) {
         requestDidValidateRequestResponseWithResult?(request, urlRequest, response, result)
+    }
+
+    open func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) {
+        requestDidCreateUploadable?(request, uploadable)
+    }
+
+    open func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: AFError) {
+        requestDidFailToCreateUploadableWithError?(request, error)
+    }
+
+    open func request(_ request: UploadRequest, didProvideInputStream stream: InputStream) {
+        requestDidProvideInputStream?(request, stream)
     }
 
     open func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {

@@ -97,6 +97,19 @@ public final class CompositeEventMonitor: EventMonitor {
         performEvent { $0.request(request, didParseStream: result) }
     }
 
+    public func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) {
+        performEvent { $0.request(request, didCreateUploadable: uploadable) }
+    }
+
+    public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: AFError) {
+        performEvent { $0.request(request, didFailToCreateUploadableWithError: error) }
+    }
+
+    public func request(_ request: UploadRequest, didProvideInputStream stream: InputStream) {
+        nonisolated(unsafe) let stream = stream
+        performEvent { $0.request(request, didProvideInputStream: stream) }
+    }
+
     public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {
         performEvent { $0.request(request, didCreateDestinationURL: url) }
     }

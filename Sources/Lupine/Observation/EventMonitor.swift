@@ -66,6 +66,12 @@ public protocol EventMonitor: Sendable {
                  withResult result: Request.ValidationResult)
     /// A DataStreamSerializer serialized a chunk of a DataStreamRequest's body.
     func request<Value: Sendable>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>)
+    /// An UploadRequest's body for this attempt was created.
+    func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable)
+    /// An UploadRequest's body could not be created; the attempt fails with `error`.
+    func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: AFError)
+    /// An UploadRequest's stream body was handed to the transport, which reads it in chunks.
+    func request(_ request: UploadRequest, didProvideInputStream stream: InputStream)
     /// A DownloadRequest's destination was computed; the file is moved there next.
     func request(_ request: DownloadRequest, didCreateDestinationURL url: URL)
     /// A DownloadRequest validator ran.
@@ -126,6 +132,9 @@ extension EventMonitor {
                         response: HTTPURLResponse,
                         withResult result: Request.ValidationResult) {}
     public func request<Value: Sendable>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>) {}
+    public func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) {}
+    public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: AFError) {}
+    public func request(_ request: UploadRequest, didProvideInputStream stream: InputStream) {}
     public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {}
     public func request(_ request: DownloadRequest,
                         didValidateRequest urlRequest: URLRequest?,

@@ -37,6 +37,12 @@ extension Request {
         retryOrFinish(error: error)
     }
 
+    /// The attempt's body could not be made (the error is already recorded and reported).
+    func didFailToCreateBody(with error: AFError) {
+        mutableState.withLockedValue { $0.lifecycle.transferCompleted() }
+        retryOrFinish(error: error)
+    }
+
     /// The URLRequest of this attempt is final: handlers see it, then the exchange starts (or waits
     /// for `resume()`).
     func didCreateURLRequest(_ urlRequest: URLRequest) {

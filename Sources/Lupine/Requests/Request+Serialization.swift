@@ -62,7 +62,7 @@ extension Request {
         case let .finished(completions, finishHandlers):
             completions.forEach { $0() }
             finishHandlers.forEach { $0() }
-            delegate?.cleanup(after: self)
+            cleanup()
         }
     }
 

@@ -353,6 +353,18 @@ public class Request: @unchecked Sendable {
     /// may set `error`.
     func transferWillComplete(error: AFError?) {}
 
+    /// Whether the body is made by `createBody()` before each attempt is sent (uploads).
+    var createsBodyBeforeSending: Bool { false }
+
+    /// Makes the attempt's body, on the Session's request queue, after the URLRequest is adapted;
+    /// a returned error (already recorded and reported) fails the attempt.
+    func createBody() -> AFError? { nil }
+
+    /// The last step, once the request has finished and its serializers ran: the owner forgets it.
+    func cleanup() {
+        delegate?.cleanup(after: self)
+    }
+
     /// Runs the validators added to the request (after a complete response).
     func runValidators() {}
 

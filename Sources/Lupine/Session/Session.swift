@@ -269,6 +269,156 @@ open class Session: @unchecked Sendable {
         makeDownloadRequest(.resumeData(data), interceptor: interceptor,
                             shouldAutomaticallyResume: shouldAutomaticallyResume, destination: destination)
     }
+    // MARK: Uploads (class body, so that subclasses can override them)
+
+    /// Uploads `data` to a URL; the default method is POST.
+    ///
+    /// - Parameters:
+    ///   - data: The body, sent with its length as `Content-Length`.
+    ///   - convertible: The URL.
+    ///   - method: `.post` unless given.
+    ///   - headers: Header fields added to the session's.
+    ///   - interceptor: Adapts and retries this request after the Session's interceptor.
+    ///   - shouldAutomaticallyResume: Overrides `startRequestsImmediately` for this request.
+    ///   - fileManager: Removes temporary upload files.
+    ///   - requestModifier: Changes the URLRequest after it is built.
+    open func upload(_ data: Data,
+                     to convertible: any URLConvertible,
+                     method: HTTPMethod = .post,
+                     headers: HTTPHeaders? = nil,
+                     interceptor: (any RequestInterceptor)? = nil,
+                     shouldAutomaticallyResume: Bool? = nil,
+                     fileManager: FileManager = .default,
+                     requestModifier: RequestModifier? = nil) -> UploadRequest {
+        let convertible = UploadURLRequestConvertible(url: convertible, method: method, headers: headers, requestModifier: requestModifier)
+        return upload(data, with: convertible, interceptor: interceptor,
+                      shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
+    }
+
+    /// Uploads `data` with a fully formed URLRequestConvertible (a router).
+    open func upload(_ data: Data,
+                     with convertible: any URLRequestConvertible,
+                     interceptor: (any RequestInterceptor)? = nil,
+                     shouldAutomaticallyResume: Bool? = nil,
+                     fileManager: FileManager = .default) -> UploadRequest {
+        makeUploadRequest(.data(data), with: convertible, interceptor: interceptor,
+                          shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
+    }
+
+    /// Uploads the content of a file, streamed from disk in chunks; the file is never deleted.
+    ///
+    /// A missing file fails the request with `AFError.sessionTaskFailed(error: URLError(.fileDoesNotExist))`,
+    /// a directory with `URLError(.fileIsDirectory)`.
+    open func upload(_ fileURL: URL,
+                     to convertible: any URLConvertible,
+                     method: HTTPMethod = .post,
+                     headers: HTTPHeaders? = nil,
+                     interceptor: (any RequestInterceptor)? = nil,
+                     shouldAutomaticallyResume: Bool? = nil,
+                     fileManager: FileManager = .default,
+                     requestModifier: RequestModifier? = nil) -> UploadRequest {
+        let convertible = UploadURLRequestConvertible(url: convertible, method: method, headers: headers, requestModifier: requestModifier)
+        return upload(fileURL, with: convertible, interceptor: interceptor,
+                      shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
+    }
+
+    /// Uploads the content of a file with a fully formed URLRequestConvertible (a router).
+    open func upload(_ fileURL: URL,
+                     with convertible: any URLRequestConvertible,
+                     interceptor: (any RequestInterceptor)? = nil,
+                     shouldAutomaticallyResume: Bool? = nil,
+                     fileManager: FileManager = .default) -> UploadRequest {
+        makeUploadRequest(.file(fileURL, shouldRemove: false), with: convertible, interceptor: interceptor,
+                          shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
+    }
+
+    /// Uploads what `stream` gives, read in chunks as the connection accepts them and sent chunked
+    /// (its length is unknown). A read error fails the request with
+    /// `AFError.sessionTaskFailed(error: URLError(.cannotOpenFile))`.
+    open func upload(_ stream: InputStream,
+                     to convertible: any URLConvertible,
+                     method: HTTPMethod = .post,
+                     headers: HTTPHeaders? = nil,
+                     interceptor: (any RequestInterceptor)? = nil,
+                     fileManager: FileManager = .default,
+                     requestModifier: RequestModifier? = nil) -> UploadRequest {
+        let convertible = UploadURLRequestConvertible(url: convertible, method: method, headers: headers, requestModifier: requestModifier)
+        return upload(stream, with: convertible, interceptor: interceptor, fileManager: fileManager)
+    }
+
+    /// Uploads what `stream` gives with a fully formed URLRequestConvertible (a router).
+    open func upload(_ stream: InputStream,
+                     with convertible: any URLRequestConvertible,
+                     interceptor: (any RequestInterceptor)? = nil,
+                     shouldAutomaticallyResume: Bool? = nil,
+                     fileManager: FileManager = .default) -> UploadRequest {
+        makeUploadRequest(.stream(stream), with: convertible, interceptor: interceptor,
+                          shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
+    }
+
+    /// Uploads a multipart form built by `multipartFormData`, which is called before this method
+    /// returns.
+    ///
+    /// The request gets `Content-Type: multipart/form-data; boundary=…`. A form whose
+    /// `contentLength` is below `encodingMemoryThreshold` is encoded in memory; a larger one is
+    /// written to `<temporary directory>/org.alamofire.manager/multipart.form.data/<UUID>` and
+    /// streamed from there, and that file is removed when the request is cleaned up (also after a
+    /// failure or a cancellation). Encoding errors fail the request with
+    /// `AFError.multipartEncodingFailed(reason:)`.
+    open func upload(multipartFormData: @escaping (MultipartFormData) -> Void,
+                     to url: any URLConvertible,
+                     usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
+                     method: HTTPMethod = .post,
+                     headers: HTTPHeaders? = nil,
+                     interceptor: (any RequestInterceptor)? = nil,
+                     fileManager: FileManager = .default,
+                     requestModifier: RequestModifier? = nil) -> UploadRequest {
+        let form = MultipartFormData(fileManager: fileManager)
+        multipartFormData(form)
+        return upload(multipartFormData: form, to: url, usingThreshold: encodingMemoryThreshold, method: method,
+                      headers: headers, interceptor: interceptor, fileManager: fileManager, requestModifier: requestModifier)
+    }
+
+    /// Uploads a multipart form built by `multipartFormData` with a fully formed URLRequestConvertible.
+    open func upload(multipartFormData: @escaping (MultipartFormData) -> Void,
+                     with request: any URLRequestConvertible,
+                     usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
+                     interceptor: (any RequestInterceptor)? = nil,
+                     fileManager: FileManager = .default) -> UploadRequest {
+        let form = MultipartFormData(fileManager: fileManager)
+        multipartFormData(form)
+        return upload(multipartFormData: form, with: request, usingThreshold: encodingMemoryThreshold,
+                      interceptor: interceptor, fileManager: fileManager)
+    }
+
+    /// Uploads a multipart form already built.
+    open func upload(multipartFormData: MultipartFormData,
+                     to url: any URLConvertible,
+                     usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
+                     method: HTTPMethod = .post,
+                     headers: HTTPHeaders? = nil,
+                     interceptor: (any RequestInterceptor)? = nil,
+                     shouldAutomaticallyResume: Bool? = nil,
+                     fileManager: FileManager = .default,
+                     requestModifier: RequestModifier? = nil) -> UploadRequest {
+        let convertible = UploadURLRequestConvertible(url: url, method: method, headers: headers, requestModifier: requestModifier)
+        return makeMultipartUploadRequest(multipartFormData, with: convertible, threshold: encodingMemoryThreshold,
+                                          interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume,
+                                          fileManager: fileManager)
+    }
+
+    /// Uploads a multipart form already built, with a fully formed URLRequestConvertible.
+    open func upload(multipartFormData: MultipartFormData,
+                     with request: any URLRequestConvertible,
+                     usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
+                     interceptor: (any RequestInterceptor)? = nil,
+                     shouldAutomaticallyResume: Bool? = nil,
+                     fileManager: FileManager = .default) -> UploadRequest {
+        makeMultipartUploadRequest(multipartFormData, with: request, threshold: encodingMemoryThreshold,
+                                   interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume,
+                                   fileManager: fileManager)
+    }
+
     // MARK: Streaming requests (class body, so that subclasses can override them)
 
     /// Creates a DataStreamRequest from a URL, method, an `Encodable` value encoded with
@@ -361,7 +511,7 @@ open class Session: @unchecked Sendable {
         request.didCreateInitialURLRequest(initialRequest)
         guard !request.isCancelled else { return }
         guard let adapter = combinedInterceptor(for: request) else {
-            request.didCreateURLRequest(initialRequest)
+            createBody(thenSend: initialRequest, for: request)
             return
         }
         let state = RequestAdapterState(requestID: request.id, session: self)
@@ -371,9 +521,28 @@ open class Session: @unchecked Sendable {
                     let adapted = try result.get()
                     try adapted.lupineValidateForSending()
                     request.didAdaptInitialRequest(initialRequest, to: adapted)
-                    request.didCreateURLRequest(adapted)
+                    self.createBody(thenSend: adapted, for: request)
                 } catch {
                     request.didFailToAdaptURLRequest(initialRequest, withError: .requestAdaptationFailed(error: error))
+                }
+            }
+        }
+    }
+
+    /// Makes an upload's body on the request queue (a large multipart form is written to disk
+    /// there), then hands the final URLRequest to the request; other requests go straight on.
+    private func createBody(thenSend urlRequest: URLRequest, for request: Request) {
+        guard request.createsBodyBeforeSending else {
+            request.didCreateURLRequest(urlRequest)
+            return
+        }
+        requestQueue.async {
+            let failure = request.createBody()
+            self.rootQueue.async {
+                if let failure {
+                    request.didFailToCreateBody(with: failure)
+                } else {
+                    request.didCreateURLRequest(urlRequest)
                 }
             }
         }

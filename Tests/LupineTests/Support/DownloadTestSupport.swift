@@ -6,9 +6,9 @@ import Lupine
 import LupineTestServer
 import Testing
 
-/// The download suites run one test at a time: the memory bound of a large download is measured
-/// on the whole process, which parallel downloads would blur.
-@Suite(.serialized) enum DownloadSuites {}
+/// The download and upload suites run one test at a time: the memory bound of a large transfer is
+/// measured on the whole process, which parallel transfers would blur.
+@Suite(.serialized) enum TransferSuites {}
 
 /// A new empty directory for one test's destinations; `remove()` deletes it.
 struct ScratchDirectory {

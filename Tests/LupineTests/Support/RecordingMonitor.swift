@@ -102,4 +102,16 @@ final class RecordingMonitor: EventMonitor, @unchecked Sendable {
         recordedTimelines.withValue { $0.append(timeline) }
         record("didCompleteAttempt(\(error == nil ? "nil" : "error"))", request)
     }
+
+    func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) {
+        record("didCreateUploadable", request)
+    }
+
+    func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: AFError) {
+        record("didFailToCreateUploadable", request)
+    }
+
+    func request(_ request: UploadRequest, didProvideInputStream stream: InputStream) {
+        record("didProvideInputStream", request)
+    }
 }

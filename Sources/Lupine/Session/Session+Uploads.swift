@@ -1,0 +1,58 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension Session {
+    func makeUploadRequest(_ convertible: any UploadConvertible,
+                           interceptor: (any RequestInterceptor)?,
+                           shouldAutomaticallyResume: Bool?,
+                           fileManager: FileManager) -> UploadRequest {
+        let request = UploadRequest(convertible: convertible,
+                                    underlyingQueue: makeUnderlyingQueue(),
+                                    serializationQueue: serializationQueue,
+                                    eventMonitor: eventMonitor,
+                                    interceptor: interceptor,
+                                    fileManager: fileManager,
+                                    delegate: self,
+                                    shouldAutomaticallyResume: shouldAutomaticallyResume,
+                                    defaultQueue: callbackQueue)
+        perform(request)
+        return request
+    }
+
+    func makeUploadRequest(_ uploadable: UploadRequest.Uploadable,
+                           with convertible: any URLRequestConvertible,
+                           interceptor: (any RequestInterceptor)?,
+                           shouldAutomaticallyResume: Bool?,
+                           fileManager: FileManager) -> UploadRequest {
+        makeUploadRequest(Upload(request: convertible, uploadable: uploadable), interceptor: interceptor,
+                          shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
+    }
+
+    func makeMultipartUploadRequest(_ multipartFormData: MultipartFormData,
+                                    with convertible: any URLRequestConvertible,
+                                    threshold: UInt64,
+                                    interceptor: (any RequestInterceptor)?,
+                                    shouldAutomaticallyResume: Bool?,
+                                    fileManager: FileManager) -> UploadRequest {
+        let upload = MultipartUpload(multipartFormData: multipartFormData, encodingMemoryThreshold: threshold,
+                                     request: convertible, fileManager: fileManager)
+        return makeUploadRequest(upload, interceptor: interceptor,
+                                 shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
+    }
+}
+
+/// A URL, method and headers (no parameters), turned into a URLRequest when an upload sets up.
+struct UploadURLRequestConvertible: URLRequestConvertible {
+    let url: any URLConvertible
+    let method: HTTPMethod
+    let headers: HTTPHeaders?
+    let requestModifier: Session.RequestModifier?
+
+    func asURLRequest() throws -> URLRequest {
+        var request = try URLRequest(url: url, method: method, headers: headers)
+        try requestModifier?(&request)
+        return request
+    }
+}

@@ -1,0 +1,244 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+@testable import Lupine
+import LupineTestServer
+import Testing
+
+@Suite struct UploadRequestTests {
+    // MARK: Data
+
+    @Test func uploadDataSendsTheBytesWithContentLengthAsPOST() async throws {
+        let server = try await testServer()
+        let body = patternedBytes(count: 300_000)
+
+        let report = try await AF.upload(body, to: server.url("/upload"))
+            .serializingDecodable(SinkReport.self).value
+
+        #expect(report.method == "POST")
+        #expect(report.bytes == body.count)
+        #expect(report.sha256 == sha256Hex(body))
+        #expect(report.contentLength == "300000")
+        #expect(report.transferEncoding == nil)
+    }
+
+    @Test func uploadDataHonoursMethodHeadersAndRequestModifier() async throws {
+        let server = try await testServer()
+        let request = AF.upload(Data("hello".utf8), to: server.url("/upload"), method: .put,
+                                headers: [.contentType("text/plain")],
+                                requestModifier: { $0.setValue("yes", forHTTPHeaderField: "X-Modified") })
+
+        let report = try await request.serializingDecodable(SinkReport.self).value
+
+        #expect(report.method == "PUT")
+        #expect(report.contentType == "text/plain")
+        #expect(report.sha256 == sha256Hex(Data("hello".utf8)))
+        #expect(request.request?.value(forHTTPHeaderField: "X-Modified") == "yes")
+    }
+
+    @Test func uploadDataWithURLRequestConvertible() async throws {
+        let server = try await testServer()
+        var urlRequest = URLRequest(url: try #require(URL(string: server.url("/upload"))))
+        urlRequest.method = .patch
+
+        let report = try await AF.upload(Data([1, 2, 3]), with: urlRequest).serializingDecodable(SinkReport.self).value
+
+        #expect(report.method == "PATCH")
+        #expect(report.bytes == 3)
+    }
+
+    @Test func uploadProgressCountsEveryByteAndEndsComplete() async throws {
+        let server = try await testServer()
+        let body = patternedBytes(count: 2_000_000)
+        let seen = Locked<[Int64]>([])
+
+        let request = AF.upload(body, to: server.url("/upload"))
+            .uploadProgress { progress in seen.withValue { $0.append(progress.completedUnitCount) } }
+        _ = await request.serializingDecodable(SinkReport.self).response
+        #expect(await waitUntil { seen.current.last == Int64(body.count) })
+
+        #expect(request.uploadProgress.totalUnitCount == Int64(body.count))
+        #expect(request.uploadProgress.completedUnitCount == Int64(body.count))
+        #expect(seen.current == seen.current.sorted())
+    }
+
+    @Test func asyncUploadProgressStreamEndsWithTheWholeBody() async throws {
+        let server = try await testServer()
+        let body = patternedBytes(count: 500_000)
+        let request = AF.upload(body, to: server.url("/upload"))
+        let progressStream = request.uploadProgress()
+        // As in Alamofire, the request starts when its first response handler is added.
+        let task = request.serializingDecodable(SinkReport.self)
+
+        var last: Int64 = 0
+        for await progress in progressStream {
+            last = progress.completedUnitCount
+        }
+
+        #expect(last == Int64(body.count))
+        #expect(try await task.value.bytes == body.count)
+    }
+
+    // MARK: Files
+
+    @Test func uploadFileStreamsItFromDiskAndLeavesItInPlace() async throws {
+        let server = try await testServer()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let fileURL = scratch.file("body.bin")
+        let body = patternedBytes(count: 3_000_000, seed: 3)
+        try body.write(to: fileURL)
+        let monitor = RecordingMonitor()
+        let session = Session(eventMonitors: [monitor])
+
+        let request = session.upload(fileURL, to: server.url("/upload"))
+        let report = try await request.serializingDecodable(SinkReport.self).value
+
+        #expect(report.bytes == body.count)
+        #expect(report.sha256 == sha256Hex(body))
+        #expect(report.contentLength == "3000000")
+        #expect(FileManager.default.fileExists(atPath: fileURL.path))
+        guard case let .file(uploaded, shouldRemove)? = request.uploadable else {
+            Issue.record("expected a file uploadable, got \(String(describing: request.uploadable))")
+            return
+        }
+        #expect(uploaded == fileURL)
+        #expect(!shouldRemove)
+        #expect(await waitUntil { monitor.names.contains("didCreateUploadable") })
+    }
+
+    @Test func uploadOfAMissingFileFailsWithFileDoesNotExist() async throws {
+        let server = try await testServer()
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("lupine-missing-\(UUID().uuidString)")
+        let path = "/upload/\(UUID().uuidString)"
+
+        let response = await AF.upload(missing, to: server.url(path)).serializingData().response
+
+        #expect(response.error?.sessionTaskURLErrorCode == .fileDoesNotExist)
+        #expect(server.hits(for: path) == 0)
+    }
+
+    @Test func uploadOfADirectoryFailsWithFileIsDirectory() async throws {
+        let server = try await testServer()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+
+        let response = await AF.upload(scratch.url, to: server.url("/upload")).serializingData().response
+
+        #expect(response.error?.sessionTaskURLErrorCode == .fileIsDirectory)
+    }
+
+    // MARK: Streams
+
+    @Test func uploadInputStreamIsSentChunkedWithoutALength() async throws {
+        let server = try await testServer()
+        let body = patternedBytes(count: 1_500_000, seed: 9)
+        let monitor = RecordingMonitor()
+        let session = Session(eventMonitors: [monitor])
+
+        let request = session.upload(InputStream(data: body), to: server.url("/upload"))
+        let report = try await request.serializingDecodable(SinkReport.self).value
+
+        #expect(report.bytes == body.count)
+        #expect(report.sha256 == sha256Hex(body))
+        #expect(report.contentLength == nil)
+        #expect(report.transferEncoding == "chunked")
+        #expect(request.uploadProgress.completedUnitCount == Int64(body.count))
+        #expect(await waitUntil { monitor.names.contains("didProvideInputStream") })
+        let names = monitor.names
+        let created = try #require(names.firstIndex(of: "didCreateUploadable"))
+        let urlRequest = try #require(names.firstIndex(of: "didCreateURLRequest"))
+        #expect(created < urlRequest)
+    }
+
+    @Test func uploadInputStreamFromAFileWithURLRequestConvertible() async throws {
+        let server = try await testServer()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let fileURL = scratch.file("stream.bin")
+        let body = patternedBytes(count: 700_000, seed: 4)
+        try body.write(to: fileURL)
+        let stream = try #require(InputStream(url: fileURL))
+
+        let report = try await AF.upload(stream, with: URLRequest(url: try #require(URL(string: server.url("/upload")))))
+            .serializingDecodable(SinkReport.self).value
+
+        #expect(report.sha256 == sha256Hex(body))
+    }
+
+    // MARK: Creating the body
+
+    @Test func failingUploadableFailsWithCreateUploadableFailedWithoutSending() async throws {
+        let server = try await testServer()
+        let monitor = RecordingMonitor()
+        let session = Session(eventMonitors: [monitor])
+        let path = "/upload/\(UUID().uuidString)"
+        let upload = FailingUpload(url: server.url(path))
+
+        let request = session.makeUploadRequest(upload, interceptor: nil, shouldAutomaticallyResume: nil, fileManager: .default)
+        let response = await request.serializingData().response
+
+        guard case let .createUploadableFailed(error)? = response.error else {
+            Issue.record("expected createUploadableFailed, got \(String(describing: response.error))")
+            return
+        }
+        #expect(error is FailingUploadable.Failure)
+        #expect(server.hits(for: path) == 0)
+        #expect(request.uploadable == nil)
+        #expect(await waitUntil { monitor.names.contains("didFailToCreateUploadable") })
+    }
+
+    @Test func uploadableIsCreatedAgainForARetry() async throws {
+        let server = try await testServer()
+        let key = UUID().uuidString
+        let monitor = RecordingMonitor()
+        let session = Session(eventMonitors: [monitor])
+        let body = Data("retry me".utf8)
+
+        let response = await session.upload(body, to: server.url("/fail/1?key=\(key)"), method: .put,
+                                            interceptor: RetryPolicy(retryLimit: 2, exponentialBackoffScale: 0.01))
+            .validate()
+            .serializingDecodable(HTTPBinResponse.self).response
+
+        #expect(response.response?.statusCode == 200)
+        #expect(response.value?.data == "retry me")
+        #expect(await waitUntil { monitor.names.filter { $0 == "didCreateUploadable" }.count == 2 })
+    }
+
+    @Test func sessionSubclassCanOverrideTheUploadOverloads() async throws {
+        final class CountingSession: Session, @unchecked Sendable {
+            let uploads = Locked(0)
+
+            override func upload(_ data: Data, with convertible: any URLRequestConvertible,
+                                 interceptor: (any RequestInterceptor)? = nil,
+                                 shouldAutomaticallyResume: Bool? = nil,
+                                 fileManager: FileManager = .default) -> UploadRequest {
+                uploads.withValue { $0 += 1 }
+                return super.upload(data, with: convertible, interceptor: interceptor,
+                                    shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
+            }
+        }
+        let server = try await testServer()
+        let session = CountingSession()
+
+        _ = await session.upload(Data("x".utf8), to: server.url("/upload")).serializingData().response
+
+        #expect(session.uploads.current == 1)
+    }
+}
+
+/// An UploadConvertible whose URLRequest is fine but whose body cannot be made.
+private struct FailingUpload: UploadConvertible {
+    let url: String
+
+    func asURLRequest() throws -> URLRequest {
+        var request = URLRequest(url: try url.asURL())
+        request.method = .post
+        return request
+    }
+
+    func createUploadable() throws -> UploadRequest.Uploadable {
+        try FailingUploadable().createUploadable()
+    }
+}
