@@ -149,6 +149,17 @@ import Testing
         #expect(!description.contains("hidden"))
     }
 
+    @Test func downloadsAndStreamsStoreAndSendCookiesToo() async throws {
+        let server = try await testServer()
+        let session = Self.session()
+        _ = await session.download(server.url("/cookies/set?fromDownload=1")).serializingData().response
+        let stream = session.streamRequest(Self.attributes(server, "name=fromStream&value=2&Path=/"))
+        for await _ in stream.streamTask().streamingData() {}
+        let sent = await session.download(server.url("/cookies")).serializingDecodable(CookieList.self).response
+
+        #expect(sent.value?.cookies == ["fromDownload": "1", "fromStream": "2"])
+    }
+
     @Test func ephemeralSessionsKeepTheirCookiesApart() async throws {
         let server = try await testServer()
         let first = Self.session()

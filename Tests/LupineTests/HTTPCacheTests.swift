@@ -61,6 +61,8 @@ import Testing
         #expect(second.value == first.value)
         #expect(second.response?.statusCode == 200)
         #expect(second.response?.value(forHTTPHeaderField: "Cache-Control") == "max-age=3600")
+        #expect(second.response?.value(forHTTPHeaderField: "Age").flatMap(Int.init) != nil)
+        #expect(first.response?.value(forHTTPHeaderField: "Age") == nil)
         // Nothing was sent: no send event and no send time, but a head, a body and a completion.
         #expect(await waitUntil { monitor.names.contains("didParseResponse<Value>") })
         #expect(monitor.names == ["requestDidResume", "didCreateInitialURLRequest", "didCreateURLRequest",
@@ -70,6 +72,28 @@ import Testing
         #expect(request.timeline.initialResponseTime != nil)
         #expect(request.timeline.requestCompletedTime != nil)
         #expect(request.downloadProgress.completedUnitCount == Int64(second.data?.count ?? -1))
+    }
+
+    @Test func onHTTPResponseHandlerHoldsAndReleasesAStoredResponse() async throws {
+        let server = try await testServer()
+        let session = Self.session()
+        let resource = Self.resource(server, ["Cache-Control": "max-age=3600"])
+        let first = await Self.fetch(session, resource.url)
+        let statuses = Locked<[Int]>([])
+        let allowed = await session.request(resource.url)
+            .onHTTPResponse { response, completion in
+                statuses.withValue { $0.append(response.statusCode) }
+                completion(.allow)
+            }
+            .serializingDecodable(CachedBody.self).response
+        let cancelled = await session.request(resource.url)
+            .onHTTPResponse { _, completion in completion(.cancel) }
+            .serializingDecodable(CachedBody.self).response
+
+        #expect(server.hits(for: resource.path) == 1)
+        #expect(statuses.current == [200])
+        #expect(allowed.value == first.value)
+        #expect(cancelled.error?.isExplicitlyCancelledError == true)
     }
 
     @Test func expiresInTheFutureKeepsAResponseFresh() async throws {

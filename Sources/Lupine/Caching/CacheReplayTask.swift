@@ -52,7 +52,7 @@ final class CacheReplayTask: TransportTask, @unchecked Sendable {
             switch step {
             case .head:
                 step = .body
-                readiness = events.transportDidReceive(self, head: stored.head)
+                readiness = events.transportDidReceive(self, head: stored.head())
             case .body:
                 step = .complete
                 readiness = stored.data.isEmpty ? .proceed : events.transportDidReceive(self, bodyPart: stored.data)

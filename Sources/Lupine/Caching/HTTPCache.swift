@@ -131,10 +131,13 @@ struct StoredResponse: @unchecked Sendable {
     /// Corelibs' HTTPURLResponse does not keep the version it was made with; stored responses are HTTP/1.1.
     var httpVersion: String { "HTTP/1.1" }
 
-    /// The head a replay delivers: the stored status and header fields.
-    var head: TransportResponseHead {
-        TransportResponseHead(statusCode: entry.statusCode, httpVersion: httpVersion,
-                              headerFields: entry.headerFields.sorted { $0.key.lowercased() < $1.key.lowercased() }
-                                  .map { HTTPHeader(name: $0.key, value: $0.value) })
+    /// The head delivered in place of the network's: the stored status and header fields, with
+    /// an `Age` field giving the response's current age (RFC 9111, section 5.1).
+    func head(at now: Date = Date()) -> TransportResponseHead {
+        var fields = entry.headerFields.filter { $0.key.caseInsensitiveCompare("Age") != .orderedSame }
+        fields["Age"] = String(Int(max(0, HTTPCacheRules.currentAge(entry, now: now))))
+        return TransportResponseHead(statusCode: entry.statusCode, httpVersion: httpVersion,
+                                     headerFields: fields.sorted { $0.key.lowercased() < $1.key.lowercased() }
+                                         .map { HTTPHeader(name: $0.key, value: $0.value) })
     }
 }

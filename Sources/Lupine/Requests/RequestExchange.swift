@@ -55,7 +55,7 @@ final class RequestExchange: TransportEvents {
             let refreshed = request.refreshStoredResponse(stored, with: received, sentAs: urlRequest,
                                                           requestTime: requestTime, responseTime: now)
             revalidated.withLockedValue { $0 = refreshed }
-            head = refreshed.head
+            head = refreshed.head()
         }
         if let answered = request.requestAnsweringChallenge(of: head, to: urlRequest) {
             challengeAnswer.withLockedValue { $0 = answered }
