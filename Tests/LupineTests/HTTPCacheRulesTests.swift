@@ -84,6 +84,7 @@ import Testing
         let stored = Self.entry(["Cache-Control": "max-age=10"])
         #expect(Self.decide(stored, after: 20, request: ["Cache-Control": "max-stale=15"]) == .useStored)
         #expect(Self.decide(stored, after: 30, request: ["Cache-Control": "max-stale=15"]) == .load)
+        #expect(Self.decide(stored, after: 10_000, request: ["Cache-Control": "max-stale"]) == .useStored)
         let strict = Self.entry(["Cache-Control": "max-age=10, must-revalidate"])
         #expect(Self.decide(strict, after: 20, request: ["Cache-Control": "max-stale"]) == .load)
     }

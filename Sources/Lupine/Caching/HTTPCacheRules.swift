@@ -83,12 +83,10 @@ enum HTTPCacheRules {
         // max-stale lets a stale response through, unless the origin forbade it.
         let staleness = age - lifetime
         let forbidsStale = responseControl.has("must-revalidate") || responseControl.has("no-cache")
-        if !forbidsStale, requestControl.has("max-stale"), minimumFresh == 0 {
-            let allowance = requestControl.seconds("max-stale")
-            if allowance == .invalid || allowance == .absent || staleness <= (allowance.value ?? 0) {
-                // A bare max-stale accepts any staleness; `.invalid` covers the argument-less form.
-                return .useStored
-            }
+        if !forbidsStale, minimumFresh == 0, requestControl.has("max-stale") {
+            // A bare max-stale accepts any staleness.
+            let allowance = requestControl.seconds("max-stale").value ?? .infinity
+            if staleness <= allowance { return .useStored }
         }
         return revalidateOrLoad(entry)
     }

@@ -118,8 +118,10 @@ extension Request {
     /// holds for the URL.
     func exchangeDidReceiveHeadFromNetwork(_ head: TransportResponseHead, sentAs urlRequest: URLRequest) {
         guard let session = delegate as? Session else { return }
+        // Synchronously: the next redirect hop reads the storage as soon as this hop ends.
         session.storeCookies(from: head, for: urlRequest)
-        session.invalidateCachedResponse(after: head, for: urlRequest)
+        // Off the transport's thread; queued before the completion of the request.
+        underlyingQueue.async { session.invalidateCachedResponse(after: head, for: urlRequest) }
     }
 
     func exchangeDidSendRequest(_ urlRequest: URLRequest) {

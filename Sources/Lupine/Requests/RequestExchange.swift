@@ -142,8 +142,13 @@ final class RequestExchange: TransportEvents {
             if let revalidated = revalidated.withLockedValue({ $0 }) {
                 if !revalidated.data.isEmpty { _ = request.exchangeDidReceive(bodyPart: revalidated.data, task: task) }
             } else if cacheAction != nil, !isReplay {
-                request.offerResponseToCache(sentAs: urlRequest, requestTime: requestTime,
-                                             responseTime: responseTime.withLockedValue { $0 } ?? requestTime)
+                // Off the transport's thread (a disk cache writes a file), and queued before the
+                // completion so that the response is stored by the time handlers run.
+                let (request, urlRequest, requestTime) = (request, urlRequest, requestTime)
+                let responseTime = responseTime.withLockedValue { $0 } ?? requestTime
+                request.underlyingQueue.async {
+                    request.offerResponseToCache(sentAs: urlRequest, requestTime: requestTime, responseTime: responseTime)
+                }
             }
             request.didCompleteTransfer(error: nil)
         }
