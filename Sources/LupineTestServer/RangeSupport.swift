@@ -15,8 +15,8 @@ struct ByteRangeResponse {
 
 /// Byte ranges (RFC 9110 section 14) for `/bytes/N` and `/range-ignored/N`, for resumable downloads.
 ///
-/// `/bytes/N?seed=S` carries validators (`ETag: "bytes-N-S"`, a fixed `Last-Modified`) and
-/// `Accept-Ranges: bytes`. A single `Range: bytes=a-b`, `bytes=a-` or `bytes=-n` is answered with
+/// `/bytes/N?seed=S` carries validators (`ETag: "bytes-N-S"`, a fixed `Last-Modified`),
+/// `Cache-Control: no-store` and `Accept-Ranges: bytes`. A single `Range: bytes=a-b`, `bytes=a-` or `bytes=-n` is answered with
 /// `206` and `Content-Range`; one past the end with `416`. An `If-Range` that matches neither
 /// validator makes the server ignore the range and send the whole body with `200`.
 ///
@@ -99,6 +99,9 @@ enum RangeSupport {
             var headers = HTTPHeaders()
             if let entityTag { headers.add(name: "ETag", value: entityTag) }
             if let lastModified { headers.add(name: "Last-Modified", value: lastModified) }
+            // The fixed Last-Modified would make the body heuristically fresh for years in an HTTP
+            // cache, and tests that fetch the same /bytes URL twice expect two real exchanges.
+            headers.add(name: "Cache-Control", value: "no-store")
             return headers
         }
 

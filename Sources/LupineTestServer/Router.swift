@@ -47,6 +47,7 @@ enum Router {
         case ("cache", 2): return CacheRoutes.maxAge(request, seconds: segments[1])
         case ("etag", 2): return CacheRoutes.etag(request, tag: segments[1])
         case ("multipart", _): return MultipartRoutes.echo(request)
+        case ("cached", 2): return CachedResourceRoutes.respond(request)
         case ("fault", 2): return FaultRoutes.plan(request, name: segments[1])
         case ("token", 2): return TokenRoutes.plan(request, action: segments[1])
         case ("fail", 2): return FailureRoutes.plan(request, count: segments[1])
@@ -66,6 +67,8 @@ enum Router {
             return CookieRoutes.set([FormField(name: segments[2], value: segments[3])])
         case 2 where segments[1] == "delete":
             return CookieRoutes.delete(request)
+        case 2 where segments[1] == "attributes":
+            return CookieRoutes.attributes(request)
         default:
             return notFound
         }

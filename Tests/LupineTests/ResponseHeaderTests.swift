@@ -24,7 +24,9 @@ import Testing
     @Test func repeatedSetCookieFieldsYieldEveryCookie() async throws {
         let server = try await testServer()
         let url = server.url("/response-headers?Set-Cookie=a%3D1&Set-Cookie=b%3D2%3B%20Path%3D%2F")
-        let response = await AF.request(url).serializingData().response
+        // An ephemeral Session: these cookies must not reach the shared storage other tests send from.
+        let session = Session(configuration: URLSessionConfiguration.af.ephemeral)
+        let response = await session.request(url).serializingData().response
         let httpResponse = try #require(response.response)
         let responseURL = try #require(httpResponse.url)
 
@@ -41,7 +43,8 @@ import Testing
         let server = try await testServer()
         let expiring = "a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT"
         let encoded = expiring.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? expiring
-        let response = await AF.request(server.url("/response-headers?Set-Cookie=\(encoded)&Set-Cookie=b%3D2"))
+        let session = Session(configuration: URLSessionConfiguration.af.ephemeral)
+        let response = await session.request(server.url("/response-headers?Set-Cookie=\(encoded)&Set-Cookie=b%3D2"))
             .serializingData().response
         let httpResponse = try #require(response.response)
         let responseURL = try #require(httpResponse.url)

@@ -120,7 +120,7 @@ import Testing
 
     @Test func responseDelayedWithinTimeoutIntervalSucceeds() async throws {
         let server = try await testServer()
-        let response = await AF.request(server.url("/delay/0.2"), requestModifier: { $0.timeoutInterval = 1 })
+        let response = await AF.request(server.url("/delay/0.2"), requestModifier: { $0.timeoutInterval = 5 })
             .serializingDecodable(HTTPBinResponse.self).response
 
         #expect(response.error == nil)

@@ -45,6 +45,8 @@ public class DataRequest: Request, @unchecked Sendable {
 
     override var urlRequestConvertible: (any URLRequestConvertible)? { convertible }
 
+    override var usesHTTPCache: Bool { true }
+
     // MARK: Sink
 
     override func didReceiveResponseHead(_ response: HTTPURLResponse, task: any TransportTask) -> TransportReadiness {

@@ -30,8 +30,10 @@ extension Request {
         let configuration = delegate?.sessionConfiguration
         components += credentialOptions(host: host, url: url, storage: configuration?.urlCredentialStorage)
 
-        if let configuration, configuration.httpShouldSetCookies,
-           let cookies = configuration.httpCookieStorage?.cookies(for: url), !cookies.isEmpty {
+        // Read with Lupine's matching (`CookieJar`): the cookies the request is sent with.
+        if let configuration, configuration.httpShouldSetCookies, let storage = configuration.httpCookieStorage,
+           case let cookies = CookieJar(storage: storage, acceptPolicy: configuration.httpCookieAcceptPolicy).cookies(for: url),
+           !cookies.isEmpty {
             components.append("-b \"\(cookies.map { "\($0.name)=\($0.value)" }.joined(separator: ";"))\"")
         }
 

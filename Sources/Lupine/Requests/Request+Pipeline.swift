@@ -79,10 +79,13 @@ extension Request {
             if !isRedirectHop || state.attemptDeadline == nil { state.attemptDeadline = session.attemptDeadline() }
             return state.attemptDeadline
         }
+        let cacheAction = usesHTTPCache ? session.cacheAction(for: sentRequest) : nil
         let transportRequest: TransportRequest
         do {
             try sentRequest.lupineValidateHeaderFields()
-            transportRequest = try session.transportRequest(for: sentRequest, body: transportBody(for: sentRequest), deadline: deadline)
+            if case .fail? = cacheAction { throw Self.cacheMissError(for: sentRequest.url) }
+            transportRequest = try session.transportRequest(for: sentRequest, body: transportBody(for: sentRequest), deadline: deadline,
+                                                            conditionalHeaders: cacheAction?.conditionalHeaders ?? [])
         } catch {
             let afError = error.asAFError ?? .sessionTaskFailed(error: URLError(.badURL))
             didCompleteTransfer(error: afError)
@@ -103,13 +106,28 @@ extension Request {
         }
         // A redirect hop continues the attempt's exchange, as it continues a URLSession task.
         if !isRedirectHop { notify { $0.requestDidResumeExchange(self) } }
-        let exchange = RequestExchange(request: self, urlRequest: sentRequest)
-        let task = session.transport.execute(transportRequest, events: exchange)
+        let exchange = RequestExchange(request: self, urlRequest: sentRequest, cacheAction: cacheAction)
+        // A fresh stored response answers without the network, through the same exchange events.
+        var replay: CacheReplayTask?
+        if case let .replay(stored)? = cacheAction { replay = CacheReplayTask(stored: stored, events: exchange) }
+        let task: any TransportTask = replay ?? session.transport.execute(transportRequest, events: exchange)
         let cancelled = mutableState.withLockedValue { state -> Bool in
             state.transportTask = task
             return state.lifecycle.state == .cancelled
         }
         if cancelled { task.cancel() }
+        replay?.start()
+    }
+
+    /// Every response head that came from the network, redirect hops and challenges included:
+    /// its cookies are stored, and a success answering an unsafe method invalidates what the cache
+    /// holds for the URL.
+    func exchangeDidReceiveHeadFromNetwork(_ head: TransportResponseHead, sentAs urlRequest: URLRequest) {
+        guard let session = delegate as? Session else { return }
+        // Synchronously: the next redirect hop reads the storage as soon as this hop ends.
+        session.storeCookies(from: head, for: urlRequest)
+        // Off the transport's thread; queued before the completion of the request.
+        underlyingQueue.async { session.invalidateCachedResponse(after: head, for: urlRequest) }
     }
 
     func exchangeDidSendRequest(_ urlRequest: URLRequest) {

@@ -111,6 +111,12 @@ public class Request: @unchecked Sendable {
         set { mutableState.withLockedValue { $0.redirectHandler = newValue } }
     }
 
+    /// The request-level cache handler; it takes precedence over the Session's.
+    public internal(set) var cachedResponseHandler: (any CachedResponseHandler)? {
+        get { mutableState.withLockedValue { $0.cachedResponseHandler } }
+        set { mutableState.withLockedValue { $0.cachedResponseHandler = newValue } }
+    }
+
     /// Credential used to answer HTTP authentication challenges.
     public internal(set) var credential: URLCredential? {
         get { mutableState.withLockedValue { $0.credential } }
@@ -250,6 +256,16 @@ public class Request: @unchecked Sendable {
         return self
     }
 
+    /// Sets the request-level cache handler, which decides what of this request's response is
+    /// stored in the Session's `URLCache`. Alamofire traps when it is set twice; Lupine never
+    /// crashes on API misuse, so the last handler set wins.
+    @preconcurrency
+    @discardableResult
+    public func cacheResponse(using handler: any CachedResponseHandler) -> Self {
+        cachedResponseHandler = handler
+        return self
+    }
+
     /// Calls `handler` on `queue` with `cURLDescription()`: at once if a URLRequest exists, otherwise
     /// when it is created (only the last pending handler is kept).
     @preconcurrency
@@ -333,6 +349,10 @@ public class Request: @unchecked Sendable {
 
     /// What the URLRequest of each attempt is built from.
     var urlRequestConvertible: (any URLRequestConvertible)? { nil }
+
+    /// Whether the Session's HTTP cache may answer and store this request's responses. Only data
+    /// requests use it; downloads and streams always go to the network.
+    var usesHTTPCache: Bool { false }
 
     /// The body to send for `urlRequest`.
     func transportBody(for urlRequest: URLRequest) throws -> TransportRequestBody? {

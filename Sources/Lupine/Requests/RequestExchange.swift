@@ -9,17 +9,33 @@ import NIOConcurrencyHelpers
 /// A followed redirect's body is discarded and, when the hop ends, the next hop starts from the
 /// request URLSession would have sent. Any other response goes to the Request, which hands the
 /// body to its sink (memory, file or stream).
+///
+/// The cookies of every head from the network are stored. With a cache `action` (data requests),
+/// a 304 answering a revalidation is replaced by the stored response, and a complete response from
+/// the network is offered to the cache; a replayed stored response changes neither cookies nor cache.
 final class RequestExchange: TransportEvents {
     private let request: Request
     private let urlRequest: URLRequest
+    /// nil when the request bypasses the cache (downloads, streams).
+    private let cacheAction: HTTPCacheAction?
+    private let requestTime = Date()
+    private let responseTime = NIOLockedValueBox<Date?>(nil)
+    /// The stored response brought up to date by a 304; its body is delivered at completion.
+    private let revalidated = NIOLockedValueBox<StoredResponse?>(nil)
     /// Set when the hop's response is a redirect that is followed (or refused).
     private let redirect = NIOLockedValueBox<RedirectRules.Decision>(.notARedirect)
     /// Set when the hop's response is a 401 challenge answered by the next hop.
     private let challengeAnswer = NIOLockedValueBox<URLRequest?>(nil)
 
-    init(request: Request, urlRequest: URLRequest) {
+    init(request: Request, urlRequest: URLRequest, cacheAction: HTTPCacheAction? = nil) {
         self.request = request
         self.urlRequest = urlRequest
+        self.cacheAction = cacheAction
+    }
+
+    private var isReplay: Bool {
+        if case .replay? = cacheAction { return true }
+        return false
     }
 
     func transportDidSendBodyBytes(_ task: any TransportTask, totalBytesSent: Int64, totalBytesExpectedToSend: Int64?) {
@@ -30,7 +46,17 @@ final class RequestExchange: TransportEvents {
         request.exchangeDidSendRequest(urlRequest)
     }
 
-    func transportDidReceive(_ task: any TransportTask, head: TransportResponseHead) -> TransportReadiness {
+    func transportDidReceive(_ task: any TransportTask, head received: TransportResponseHead) -> TransportReadiness {
+        let now = Date()
+        responseTime.withLockedValue { $0 = now }
+        var head = received
+        if !isReplay { request.exchangeDidReceiveHeadFromNetwork(received, sentAs: urlRequest) }
+        if case let .revalidate(stored, _)? = cacheAction, received.statusCode == 304 {
+            let refreshed = request.refreshStoredResponse(stored, with: received, sentAs: urlRequest,
+                                                          requestTime: requestTime, responseTime: now)
+            revalidated.withLockedValue { $0 = refreshed }
+            head = refreshed.head()
+        }
         if let answered = request.requestAnsweringChallenge(of: head, to: urlRequest) {
             challengeAnswer.withLockedValue { $0 = answered }
             return .proceed
@@ -89,7 +115,8 @@ final class RequestExchange: TransportEvents {
 
     func transportDidReceive(_ task: any TransportTask, bodyPart: Data) -> TransportReadiness {
         guard case .notARedirect = redirect.withLockedValue({ $0 }),
-              challengeAnswer.withLockedValue({ $0 }) == nil else { return .proceed }
+              challengeAnswer.withLockedValue({ $0 }) == nil,
+              revalidated.withLockedValue({ $0 }) == nil else { return .proceed }
         return request.exchangeDidReceive(bodyPart: bodyPart, task: task)
     }
 
@@ -112,6 +139,17 @@ final class RequestExchange: TransportEvents {
             ])
             request.didCompleteTransfer(error: .sessionTaskFailed(error: error))
         case .notARedirect:
+            if let revalidated = revalidated.withLockedValue({ $0 }) {
+                if !revalidated.data.isEmpty { _ = request.exchangeDidReceive(bodyPart: revalidated.data, task: task) }
+            } else if cacheAction != nil, !isReplay {
+                // Off the transport's thread (a disk cache writes a file), and queued before the
+                // completion so that the response is stored by the time handlers run.
+                let (request, urlRequest, requestTime) = (request, urlRequest, requestTime)
+                let responseTime = responseTime.withLockedValue { $0 } ?? requestTime
+                request.underlyingQueue.async {
+                    request.offerResponseToCache(sentAs: urlRequest, requestTime: requestTime, responseTime: responseTime)
+                }
+            }
             request.didCompleteTransfer(error: nil)
         }
     }

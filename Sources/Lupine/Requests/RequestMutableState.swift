@@ -26,6 +26,7 @@ struct RequestMutableState {
     var redirectCount = 0
     var credential: URLCredential?
     var redirectHandler: (any RedirectHandler)?
+    var cachedResponseHandler: (any CachedResponseHandler)?
     /// The `onHTTPResponse` handler (DataRequest, DataStreamRequest): the last one set.
     var httpResponseHandler: (queue: DispatchQueue, handler: Request.HTTPResponseHandler)?
     /// The attempt (`retryCount`) in which a 401 challenge was answered: once per attempt.

@@ -26,16 +26,23 @@ extension Session {
     ///
     /// The idle timeout is the request's `timeoutInterval` when it was changed from URLRequest's
     /// default of 60 seconds, else the configuration's `timeoutIntervalForRequest`; the deadline
-    /// is `timeoutIntervalForResource` from now.
-    func transportRequest(for urlRequest: URLRequest, body: TransportRequestBody?, deadline: Date?) throws -> TransportRequest {
+    /// is `timeoutIntervalForResource` from now. The stored cookies for the URL (see
+    /// `cookieHeader(for:)`) and the cache's `conditionalHeaders` are added to the fields sent,
+    /// not to `urlRequest`, so that every redirect hop reads the cookie storage afresh.
+    func transportRequest(for urlRequest: URLRequest,
+                          body: TransportRequestBody?,
+                          deadline: Date?,
+                          conditionalHeaders: [HTTPHeader] = []) throws -> TransportRequest {
         guard let url = urlRequest.url else { throw AFError.sessionTaskFailed(error: URLError(.badURL)) }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw Self.failure(.unsupportedURL, url: url)
         }
         guard let host = url.host, !host.isEmpty else { throw Self.failure(.badURL, url: url) }
-        let headerFields = (urlRequest.allHTTPHeaderFields ?? [:])
+        var headerFields = (urlRequest.allHTTPHeaderFields ?? [:])
             .sorted { $0.key.lowercased() < $1.key.lowercased() }
             .map { HTTPHeader(name: $0.key, value: $0.value) }
+        if let cookie = cookieHeader(for: urlRequest) { headerFields.append(cookie) }
+        headerFields += conditionalHeaders
         let requestTimeout = urlRequest.timeoutInterval
         let idleTimeout = requestTimeout != Self.defaultRequestTimeout && requestTimeout > 0
             ? requestTimeout

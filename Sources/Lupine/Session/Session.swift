@@ -35,6 +35,8 @@ open class Session: @unchecked Sendable {
     public let interceptor: (any RequestInterceptor)?
     /// Session-wide redirect policy; a request-level handler takes precedence.
     public let redirectHandler: (any RedirectHandler)?
+    /// Session-wide cache policy; a request-level handler takes precedence.
+    public let cachedResponseHandler: (any CachedResponseHandler)?
     /// The monitors passed at init, fanned out from `rootQueue`.
     public let eventMonitor: CompositeEventMonitor
 
@@ -64,6 +66,8 @@ open class Session: @unchecked Sendable {
     ///   - serializationQueue: Queue for response serialization; targets `rootQueue` when nil.
     ///   - interceptor: Session-wide adapter and retrier.
     ///   - redirectHandler: Session-wide redirect policy (default: follow, with URLSession's rules).
+    ///   - cachedResponseHandler: Session-wide decision on what is stored in the configuration's
+    ///     `urlCache` (default: every response RFC 9111 lets a private cache store).
     ///   - eventMonitors: Monitors of every request.
     public convenience init(configuration: URLSessionConfiguration = URLSessionConfiguration.af.default,
                             rootQueue: DispatchQueue = DispatchQueue(label: "lupine.session.rootQueue"),
@@ -73,6 +77,7 @@ open class Session: @unchecked Sendable {
                             serializationQueue: DispatchQueue? = nil,
                             interceptor: (any RequestInterceptor)? = nil,
                             redirectHandler: (any RedirectHandler)? = nil,
+                            cachedResponseHandler: (any CachedResponseHandler)? = nil,
                             eventMonitors: [any EventMonitor] = [AlamofireNotifications()]) {
         let options = AsyncHTTPClientTransport.Options(connectTimeout: configuration.timeoutIntervalForRequest,
                                                        maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost)
@@ -85,6 +90,7 @@ open class Session: @unchecked Sendable {
                   serializationQueue: serializationQueue,
                   interceptor: interceptor,
                   redirectHandler: redirectHandler,
+                  cachedResponseHandler: cachedResponseHandler,
                   eventMonitors: eventMonitors)
     }
 
@@ -100,6 +106,7 @@ open class Session: @unchecked Sendable {
                 serializationQueue: DispatchQueue? = nil,
                 interceptor: (any RequestInterceptor)? = nil,
                 redirectHandler: (any RedirectHandler)? = nil,
+                cachedResponseHandler: (any CachedResponseHandler)? = nil,
                 eventMonitors: [any EventMonitor] = [AlamofireNotifications()]) {
         let serialRootQueue = rootQueue === DispatchQueue.main
             ? rootQueue
@@ -113,6 +120,7 @@ open class Session: @unchecked Sendable {
         self.serializationQueue = serializationQueue ?? DispatchQueue(label: "\(serialRootQueue.label).serializationQueue", target: serialRootQueue)
         self.interceptor = interceptor
         self.redirectHandler = redirectHandler
+        self.cachedResponseHandler = cachedResponseHandler
         let callbackQueue = DispatchQueue(label: "lupine.session.callbackQueue")
         self.callbackQueue = callbackQueue
         self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors, queue: serialRootQueue, defaultMemberQueue: callbackQueue)

@@ -94,6 +94,7 @@ enum TransportErrorMapping {
         case .requestBodyStreamExhausted: "The request body stream cannot be sent again to follow the redirect."
         case .userAuthenticationRequired: "Authentication is required."
         case .notConnectedToInternet: "The network is unreachable."
+        case .resourceUnavailable: "The response is not in the cache and the cache policy forbids loading it."
         default: "The request failed (URLError \(code.rawValue))."
         }
     }

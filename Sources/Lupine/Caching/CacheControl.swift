@@ -1,0 +1,80 @@
+import Foundation
+
+/// The directives of `Cache-Control` header fields (RFC 9111, section 5.2), as a cache reads them.
+///
+/// Directive names are case-insensitive; a quoted argument is unquoted. A directive that appears
+/// twice keeps its first value. A `max-age` whose argument is not a non-negative integer is kept
+/// as `invalid` (RFC 9111 then treats the response as stale).
+struct CacheControl: Equatable {
+    /// Directive name (lowercased) to argument; nil for a directive without one.
+    private(set) var directives: [String: String?] = [:]
+
+    /// Parses the comma-separated directives of every given field value.
+    init(_ fieldValues: [String]) {
+        for value in fieldValues {
+            for item in Self.split(value) {
+                let trimmed = item.trimmingCharacters(in: .whitespaces)
+                guard !trimmed.isEmpty else { continue }
+                let name: String
+                var argument: String?
+                if let equals = trimmed.firstIndex(of: "=") {
+                    name = trimmed[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
+                    var raw = trimmed[trimmed.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+                    if raw.count >= 2, raw.hasPrefix("\""), raw.hasSuffix("\"") {
+                        raw = String(raw.dropFirst().dropLast())
+                    }
+                    argument = raw
+                } else {
+                    name = trimmed.lowercased()
+                }
+                if directives[name] == nil { directives[name] = .some(argument) }
+            }
+        }
+    }
+
+    /// Whether the directive is present, with or without an argument.
+    func has(_ name: String) -> Bool { directives[name] != nil }
+
+    /// A delta-seconds argument: `.absent`, `.seconds(n)`, or `.invalid` for a malformed one.
+    func seconds(_ name: String) -> DeltaSeconds {
+        guard let entry = directives[name] else { return .absent }
+        guard let argument = entry, !argument.isEmpty, argument.allSatisfy(\.isASCIIDigit) else { return .invalid }
+        // RFC 9111, section 1.2.2: a value too large to hold is taken as the largest one.
+        return .seconds(TimeInterval(Int(argument) ?? Int(Int32.max)))
+    }
+
+    /// The argument of a delta-seconds directive.
+    enum DeltaSeconds: Equatable {
+        case absent
+        case invalid
+        case seconds(TimeInterval)
+
+        /// The number of seconds, when there is a valid one.
+        var value: TimeInterval? {
+            if case let .seconds(value) = self { return value }
+            return nil
+        }
+    }
+
+    /// Splits at commas that are not inside a quoted string.
+    private static func split(_ value: String) -> [String] {
+        var items: [String] = []
+        var current = ""
+        var quoted = false
+        for character in value {
+            if character == "\"" { quoted.toggle() }
+            if character == ",", !quoted {
+                items.append(current)
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        items.append(current)
+        return items
+    }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
+}

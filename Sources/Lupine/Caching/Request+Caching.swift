@@ -1,0 +1,50 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// The cache's part in a request's exchange: after a complete response from the network, it is
+// offered to the cache; a 304 answering a revalidation is replaced by the stored response.
+extension Request {
+    /// The request's cache handler, else the Session's, else none (store as proposed).
+    var effectiveCachedResponseHandler: (any CachedResponseHandler)? {
+        cachedResponseHandler ?? (delegate as? Session)?.cachedResponseHandler
+    }
+
+    /// Offers the complete response of the hop that sent `urlRequest` to the cache.
+    func offerResponseToCache(sentAs urlRequest: URLRequest, requestTime: Date, responseTime: Date) {
+        guard let httpCache = (delegate as? Session)?.httpCache else { return }
+        let (response, fields, error) = mutableState.withLockedValue { ($0.response, $0.responseHeaderFields, $0.error) }
+        guard error == nil, let response else { return }
+        let data = (self as? DataRequest)?.data ?? Data()
+        let task = HopTask(request: urlRequest, response: response, owner: self, identifier: redirectsSoFar)
+        httpCache.storeIfAllowed(response,
+                                 headerFields: ResponseHeaderFields.dictionary(from: fields),
+                                 data: data,
+                                 for: urlRequest,
+                                 requestTime: requestTime,
+                                 responseTime: responseTime,
+                                 handler: effectiveCachedResponseHandler,
+                                 task: task)
+    }
+
+    /// The stored response updated with the header fields of the 304 that revalidated it.
+    func refreshStoredResponse(_ stored: StoredResponse,
+                               with head: TransportResponseHead,
+                               sentAs urlRequest: URLRequest,
+                               requestTime: Date,
+                               responseTime: Date) -> StoredResponse {
+        guard let httpCache = (delegate as? Session)?.httpCache, let url = urlRequest.url else { return stored }
+        return httpCache.refresh(stored, notModifiedHeaders: ResponseHeaderFields.dictionary(from: head.headerFields),
+                                 for: url, requestTime: requestTime, responseTime: responseTime)
+    }
+
+    /// The error of a request that the cache could not answer and may not load
+    /// (`returnCacheDataDontLoad`, `Cache-Control: only-if-cached`), as URLSession reports it.
+    static func cacheMissError(for url: URL?) -> AFError {
+        .sessionTaskFailed(error: URLError(.resourceUnavailable, userInfo: [
+            NSURLErrorFailingURLErrorKey: url as Any,
+            NSLocalizedDescriptionKey: TransportErrorMapping.description(of: .resourceUnavailable),
+        ]))
+    }
+}

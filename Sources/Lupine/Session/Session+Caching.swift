@@ -1,0 +1,34 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// The HTTP cache, as URLSession runs it for its data tasks: responses live in the configuration's
+// `urlCache` and are reused per RFC 9111 and the request's cache policy (see `HTTPCache`).
+extension Session {
+    /// The cache over the configuration's `urlCache`; nil when the configuration has none.
+    var httpCache: HTTPCache? {
+        configuration.urlCache.map(HTTPCache.init)
+    }
+
+    /// The request's own cache policy, or the configuration's `requestCachePolicy` when the
+    /// request keeps the default `.useProtocolCachePolicy`.
+    func cachePolicy(for request: URLRequest) -> URLRequest.CachePolicy {
+        request.cachePolicy == .useProtocolCachePolicy ? configuration.requestCachePolicy : request.cachePolicy
+    }
+
+    /// What the cache does for one hop of a request that uses it.
+    func cacheAction(for request: URLRequest) -> HTTPCacheAction {
+        guard let httpCache else { return .load }
+        return httpCache.action(for: request, policy: cachePolicy(for: request))
+    }
+
+    /// A response to an unsafe method (POST, PUT, DELETE...) that succeeded makes the response
+    /// stored for its URL unusable (RFC 9111, section 4.4).
+    func invalidateCachedResponse(after head: TransportResponseHead, for request: URLRequest) {
+        guard let url = request.url, let httpCache,
+              HTTPCacheRules.invalidatesStoredResponse(method: request.httpMethod ?? "GET", statusCode: head.statusCode)
+        else { return }
+        httpCache.invalidate(url)
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// Cookies, as URLSession handles them for its tasks: read from and stored in the configuration's
+// `httpCookieStorage`, per RFC 6265 (see `CookieJar`).
+extension Session {
+    /// The cookie rules over the configuration's storage; nil when the configuration has none.
+    var cookieJar: CookieJar? {
+        configuration.httpCookieStorage.map { CookieJar(storage: $0, acceptPolicy: configuration.httpCookieAcceptPolicy) }
+    }
+
+    /// The `Cookie` field to send with `request`: the stored cookies matching its URL, when the
+    /// configuration's `httpShouldSetCookies` and the request's `httpShouldHandleCookies` allow it.
+    /// A request that sets its own `Cookie` field is sent with that field alone.
+    func cookieHeader(for request: URLRequest) -> HTTPHeader? {
+        guard configuration.httpShouldSetCookies, request.httpShouldHandleCookies,
+              request.value(forHTTPHeaderField: "Cookie") == nil,
+              let url = request.url,
+              let value = cookieJar?.cookieHeaderValue(for: url) else { return nil }
+        return HTTPHeader(name: "Cookie", value: value)
+    }
+
+    /// Stores the cookies of every `Set-Cookie` line of a response head received for `request`
+    /// (redirect hops included), unless the request opted out with `httpShouldHandleCookies`; the
+    /// configuration's `httpCookieAcceptPolicy` applies.
+    func storeCookies(from head: TransportResponseHead, for request: URLRequest) {
+        guard request.httpShouldHandleCookies, let url = request.url, let jar = cookieJar else { return }
+        let lines = head.headerFields
+            .filter { $0.name.caseInsensitiveCompare("Set-Cookie") == .orderedSame }
+            .map(\.value)
+        guard !lines.isEmpty else { return }
+        jar.store(lines, from: url, mainDocumentURL: request.mainDocumentURL)
+    }
+}

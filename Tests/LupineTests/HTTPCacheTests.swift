@@ -1,0 +1,289 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+@testable import Lupine
+import LupineTestServer
+import Testing
+
+/// The HTTP cache over loopback. `/cached/KEY` answers with the headers a test chooses and counts
+/// its real hits; its body's `serial` tells a stored response from a new one. Every test has its
+/// own URLCache and KEY.
+@Suite struct HTTPCacheTests {
+    struct CachedBody: Decodable, Equatable {
+        let serial: Int
+        let varied: String?
+    }
+
+    struct Resource {
+        let url: String
+        let path: String
+    }
+
+    static func resource(_ server: LupineTestServer, _ headers: KeyValuePairs<String, String>) -> Resource {
+        let path = "/cached/\(UUID().uuidString)"
+        let query = headers.map { name, value in
+            "\(name)=\(value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value)"
+        }.joined(separator: "&")
+        return Resource(url: server.url(path + (query.isEmpty ? "" : "?" + query)), path: path)
+    }
+
+    static func memoryCache() -> URLCache {
+        URLCache(memoryCapacity: 4 << 20, diskCapacity: 0, diskPath: nil)
+    }
+
+    static func session(cache: URLCache = memoryCache(),
+                        handler: (any CachedResponseHandler)? = nil,
+                        configure: (URLSessionConfiguration) -> Void = { _ in }) -> Session {
+        let configuration = URLSessionConfiguration.af.ephemeral
+        configuration.urlCache = cache
+        configure(configuration)
+        return Session(configuration: configuration, cachedResponseHandler: handler)
+    }
+
+    static func fetch(_ session: Session, _ url: String,
+                      modifier: Session.RequestModifier? = nil) async -> DataResponse<CachedBody, AFError> {
+        await session.request(url, requestModifier: modifier).serializingDecodable(CachedBody.self).response
+    }
+
+    // MARK: Freshness
+
+    @Test func freshResponseIsAnsweredWithoutTheNetwork() async throws {
+        let server = try await testServer()
+        let session = Self.session()
+        let resource = Self.resource(server, ["Cache-Control": "max-age=3600"])
+        let first = await Self.fetch(session, resource.url)
+        let monitor = RecordingMonitor()
+        let request = session.request(resource.url).eventMonitor(monitor)
+        let second = await request.serializingDecodable(CachedBody.self).response
+
+        #expect(server.hits(for: resource.path) == 1)
+        #expect(second.value == first.value)
+        #expect(second.response?.statusCode == 200)
+        #expect(second.response?.value(forHTTPHeaderField: "Cache-Control") == "max-age=3600")
+        #expect(second.response?.value(forHTTPHeaderField: "Age").flatMap(Int.init) != nil)
+        #expect(first.response?.value(forHTTPHeaderField: "Age") == nil)
+        // Nothing was sent: no send event and no send time, but a head, a body and a completion.
+        #expect(await waitUntil { monitor.names.contains("didParseResponse<Value>") })
+        #expect(monitor.names == ["requestDidResume", "didCreateInitialURLRequest", "didCreateURLRequest",
+                                  "requestDidResumeExchange", "didReceiveResponse(200)", "didCompleteAttempt(nil)",
+                                  "requestDidFinish", "didParseResponse<Value>"])
+        #expect(request.timeline.requestSentTime == nil)
+        #expect(request.timeline.initialResponseTime != nil)
+        #expect(request.timeline.requestCompletedTime != nil)
+        #expect(request.downloadProgress.completedUnitCount == Int64(second.data?.count ?? -1))
+    }
+
+    @Test func onHTTPResponseHandlerHoldsAndReleasesAStoredResponse() async throws {
+        let server = try await testServer()
+        let session = Self.session()
+        let resource = Self.resource(server, ["Cache-Control": "max-age=3600"])
+        let first = await Self.fetch(session, resource.url)
+        let statuses = Locked<[Int]>([])
+        let allowed = await session.request(resource.url)
+            .onHTTPResponse { response, completion in
+                statuses.withValue { $0.append(response.statusCode) }
+                completion(.allow)
+            }
+            .serializingDecodable(CachedBody.self).response
+        let cancelled = await session.request(resource.url)
+            .onHTTPResponse { _, completion in completion(.cancel) }
+            .serializingDecodable(CachedBody.self).response
+
+        #expect(server.hits(for: resource.path) == 1)
+        #expect(statuses.current == [200])
+        #expect(allowed.value == first.value)
+        #expect(cancelled.error?.isExplicitlyCancelledError == true)
+    }
+
+    @Test func expiresInTheFutureKeepsAResponseFresh() async throws {
+        let server = try await testServer()
+        let session = Self.session()
+        let resource = Self.resource(server, ["Expires": "Wed, 21 Oct 2099 07:28:00 GMT"])
+        _ = await Self.fetch(session, resource.url)
+        _ = await Self.fetch(session, resource.url)
+
+        #expect(server.hits(for: resource.path) == 1)
+    }
+
+    @Test func lastModifiedGivesHeuristicFreshness() async throws {
+        let server = try await testServer()
+        let session = Self.session()
+        let resource = Self.resource(server, ["Last-Modified": "Wed, 21 Oct 2015 07:28:00 GMT"])
+        _ = await Self.fetch(session, resource.url)
+        _ = await Self.fetch(session, resource.url)
+
+        #expect(server.hits(for: resource.path) == 1)
+    }
+
+    @Test func privateResponseIsStoredByThisPrivateCache() async throws {
+        let server = try await testServer()
+        let session = Self.session()
+        let resource = Self.resource(server, ["Cache-Control": "private, max-age=3600"])
+        _ = await Self.fetch(session, resource.url)
+        _ = await Self.fetch(session, resource.url)
+
+        #expect(server.hits(for: resource.path) == 1)
+    }
+
+    // MARK: Revalidation
+
+    @Test func staleResponseIsRevalidatedWithItsETagAndA304() async throws {
+        let server = try await testServer()
+        let session = Self.session()
+        let resource = Self.resource(server, ["Cache-Control": "max-age=0", "ETag": "\"v1\""])
+        let first = await Self.fetch(session, resource.url)
+        let second = await Self.fetch(session, resource.url)
+
+        #expect(server.hits(for: resource.path) == 2)
+        #expect(second.value == first.value)
+        #expect(second.response?.statusCode == 200)
+        // The stored response took the 304's header fields.
+        #expect(second.response?.value(forHTTPHeaderField: "X-Served")?.hasPrefix("304-") == true)
+        #expect(first.response?.value(forHTTPHeaderField: "X-Served")?.hasPrefix("200-") == true)
+    }
+
+    @Test func noCacheResponseIsRevalidatedWithLastModifiedEveryTime() async throws {
+        let server = try await testServer()
+        let session = Self.session()
+        let resource = Self.resource(server, ["Cache-Control": "no-cache", "Last-Modified": "Wed, 21 Oct 2015 07:28:00 GMT"])
+        let first = await Self.fetch(session, resource.url)
+        let second = await Self.fetch(session, resource.url)
+        let third = await Self.fetch(session, resource.url)
+
+        #expect(server.hits(for: resource.path) == 3)
+        #expect(second.value == first.value)
+        #expect(third.value == first.value)
+        #expect(third.response?.value(forHTTPHeaderField: "X-Served")?.hasPrefix("304-") == true)
+    }
+
+    @Test func noStoreResponseIsNeverStored() async throws {
+        let server = try await testServer()
+        let cache = Self.memoryCache()
+        let session = Self.session(cache: cache)
+        let resource = Self.resource(server, ["Cache-Control": "no-store, max-age=3600"])
+        let first = await Self.fetch(session, resource.url)
+        let second = await Self.fetch(session, resource.url)
+
+        #expect(server.hits(for: resource.path) == 2)
+        #expect(first.value != second.value)
+        let url = try #require(URL(string: resource.url))
+        #expect(cache.cachedResponse(for: URLRequest(url: url)) == nil)
+    }
+
+    @Test func varyKeepsVariantsApart() async throws {
+        let server = try await testServer()
+        let session = Self.session()
+        let resource = Self.resource(server, ["Cache-Control": "max-age=3600", "Vary": "Accept-Language"])
+        let french: Session.RequestModifier = { $0.setValue("fr", forHTTPHeaderField: "Accept-Language") }
+        let german: Session.RequestModifier = { $0.setValue("de", forHTTPHeaderField: "Accept-Language") }
+        let first = await Self.fetch(session, resource.url, modifier: french)
+        let again = await Self.fetch(session, resource.url, modifier: french)
+        let other = await Self.fetch(session, resource.url, modifier: german)
+
+        #expect(server.hits(for: resource.path) == 2)
+        #expect(again.value == first.value)
+        #expect(first.value?.varied == "fr")
+        #expect(other.value?.varied == "de")
+    }
+
+    @Test func successfulPostInvalidatesTheStoredResponse() async throws {
+        let server = try await testServer()
+        let session = Self.session()
+        let resource = Self.resource(server, ["Cache-Control": "max-age=3600"])
+        _ = await Self.fetch(session, resource.url)
+        _ = await session.request(resource.url, method: .post).serializingData().response
+        _ = await Self.fetch(session, resource.url)
+
+        #expect(server.hits(for: resource.path) == 3)
+    }
+
+    // MARK: Cache policies
+
+    @Test func reloadIgnoringLocalCacheDataLoadsAndStoresTheNewResponse() async throws {
+        let server = try await testServer()
+        let session = Self.session()
+        let resource = Self.resource(server, ["Cache-Control": "max-age=3600"])
+        _ = await Self.fetch(session, resource.url)
+        let reloaded = await Self.fetch(session, resource.url) { $0.cachePolicy = .reloadIgnoringLocalCacheData }
+        let cached = await Self.fetch(session, resource.url)
+
+        #expect(server.hits(for: resource.path) == 2)
+        #expect(cached.value == reloaded.value)
+    }
+
+    @Test func returnCacheDataElseLoadUsesAStaleResponse() async throws {
+        let server = try await testServer()
+        let session = Self.session()
+        let resource = Self.resource(server, ["Cache-Control": "max-age=0"])
+        let first = await Self.fetch(session, resource.url)
+        let second = await Self.fetch(session, resource.url) { $0.cachePolicy = .returnCacheDataElseLoad }
+
+        #expect(server.hits(for: resource.path) == 1)
+        #expect(second.value == first.value)
+    }
+
+    @Test func returnCacheDataDontLoadFailsWhenNothingIsStored() async throws {
+        let server = try await testServer()
+        let session = Self.session()
+        let resource = Self.resource(server, ["Cache-Control": "max-age=3600"])
+        let response = await Self.fetch(session, resource.url) { $0.cachePolicy = .returnCacheDataDontLoad }
+
+        #expect(server.hits(for: resource.path) == 0)
+        #expect(response.error?.sessionTaskURLErrorCode == .resourceUnavailable)
+    }
+
+    @Test func configurationCachePolicyAppliesToRequestsWithTheDefaultPolicy() async throws {
+        let server = try await testServer()
+        let session = Self.session { $0.requestCachePolicy = .reloadIgnoringLocalCacheData }
+        let resource = Self.resource(server, ["Cache-Control": "max-age=3600"])
+        _ = await Self.fetch(session, resource.url)
+        _ = await Self.fetch(session, resource.url)
+
+        #expect(server.hits(for: resource.path) == 2)
+    }
+
+    // MARK: Storage
+
+    @Test func responseIsStoredInTheConfigurationsURLCache() async throws {
+        let server = try await testServer()
+        let cache = Self.memoryCache()
+        let session = Self.session(cache: cache)
+        let resource = Self.resource(server, ["Cache-Control": "max-age=3600"])
+        let response = await Self.fetch(session, resource.url)
+
+        let url = try #require(URL(string: resource.url))
+        let stored = try #require(cache.cachedResponse(for: URLRequest(url: url)))
+        #expect(stored.data == response.data)
+        #expect((stored.response as? HTTPURLResponse)?.statusCode == 200)
+
+        cache.removeAllCachedResponses()
+        _ = await Self.fetch(session, resource.url)
+        #expect(server.hits(for: resource.path) == 2)
+    }
+
+    @Test func diskStoredResponseServesALaterSession() async throws {
+        let server = try await testServer()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lupine-cache-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let resource = Self.resource(server, ["Cache-Control": "max-age=3600"])
+        let first = await Self.fetch(Self.session(cache: URLCache(memoryCapacity: 0, diskCapacity: 10 << 20, diskPath: directory.path)),
+                                     resource.url)
+        let later = Self.session(cache: URLCache(memoryCapacity: 0, diskCapacity: 10 << 20, diskPath: directory.path))
+        let second = await Self.fetch(later, resource.url)
+
+        #expect(server.hits(for: resource.path) == 1)
+        #expect(second.value == first.value)
+    }
+
+    @Test func downloadsBypassTheCache() async throws {
+        let server = try await testServer()
+        let session = Self.session()
+        let resource = Self.resource(server, ["Cache-Control": "max-age=3600"])
+        _ = await Self.fetch(session, resource.url)
+        let download = await session.download(resource.url).serializingData().response
+
+        #expect(download.error == nil)
+        #expect(server.hits(for: resource.path) == 2)
+    }
+}
