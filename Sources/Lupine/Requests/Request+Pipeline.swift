@@ -76,7 +76,8 @@ extension Request {
         let transportRequest: TransportRequest
         do {
             try sentRequest.lupineValidateHeaderFields()
-            transportRequest = try session.transportRequest(for: sentRequest, body: transportBody(for: sentRequest), deadline: deadline)
+            transportRequest = try session.transportRequest(for: sentRequest, body: transportBody(for: sentRequest),
+                                                            deadline: deadline, schemes: supportedURLSchemes)
         } catch {
             let afError = error.asAFError ?? .sessionTaskFailed(error: URLError(.badURL))
             didCompleteTransfer(error: afError)
@@ -98,7 +99,7 @@ extension Request {
         // A redirect hop continues the attempt's exchange, as it continues a URLSession task.
         if !isRedirectHop { notify { $0.requestDidResumeExchange(self) } }
         let exchange = RequestExchange(request: self, urlRequest: sentRequest)
-        let task = session.transport.execute(transportRequest, events: exchange)
+        let task = openExchange(transportRequest, on: session, events: exchange)
         let cancelled = mutableState.withLockedValue { state -> Bool in
             state.transportTask = task
             return state.lifecycle.state == .cancelled
