@@ -218,6 +218,32 @@ struct WebSocketRequestTests {
         #expect(request.lastRequest?.headers["Authorization"] == "Bearer secret")
     }
 
+    @Test func aRetrierRetriesARefusedOpeningRequestWithAToken() async throws {
+        let server = try await testServer()
+        let session = Session()
+        let hasToken = Locked(false)
+        let interceptor = Interceptor(adaptHandler: { request, _, completion in
+            var request = request
+            if hasToken.current { request.headers.add(.authorization(bearerToken: "secret")) }
+            completion(.success(request))
+        }, retryHandler: { request, _, _, completion in
+            guard request.response?.statusCode == 401, request.retryCount == 0 else {
+                completion(.doNotRetry)
+                return
+            }
+            hasToken.withValue { $0 = true }
+            completion(.retry)
+        })
+        let request = session.webSocketRequest(to: server.webSocketURL("/websocket/echo?require-bearer=secret&close-after=0"),
+                                               interceptor: interceptor)
+
+        let events = await webSocketEvents(of: request)
+
+        #expect(events.map(\.summary) == ["connected(nil)", "disconnected(1000,nil)", "completed(nil)"])
+        #expect(request.retryCount == 1)
+        #expect(request.response?.statusCode == 101)
+    }
+
     @Test func aRefusedUpgradeFailsWithTheResponsesStatusCode() async throws {
         let server = try await testServer()
         let session = Session()
