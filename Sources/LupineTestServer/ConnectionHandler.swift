@@ -128,9 +128,10 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .chunkedLines(let lines, let contentType, let ending):
             let exchange = Self.chunked(exchange)
             writeHead(.ok, ["Content-Type": contentType], exchange, context: context)
+            var lastWrite: EventLoopFuture<Void>?
             if !exchange.isHead {
                 for line in lines {
-                    context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(line))), promise: nil)
+                    lastWrite = context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(line))))
                 }
             }
             switch ending {
@@ -138,8 +139,12 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
                 finishResponse(exchange, context: context)
             case .closeConnection:
                 state = .closing
-                context.flush()
-                context.close(promise: nil)
+                // Once the bytes are on the wire: closing at once could discard them.
+                guard let lastWrite else {
+                    context.close(promise: nil)
+                    break
+                }
+                lastWrite.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
             case .stall:
                 context.flush()
                 armStallTimeout(context: context)

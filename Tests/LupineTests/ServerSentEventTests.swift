@@ -48,7 +48,7 @@ struct ServerSentEventTests {
         // Each connection sends two events, half of a third, then drops; the server resumes after
         // the Last-Event-ID it gets, and answers 204 once all 5 events were sent.
         var ids: [String] = []
-        for try await event in session.serverSentEvents(from: server.url("/sse?count=5&drop-after=2&retry=10")) {
+        for try await event in session.serverSentEvents(from: server.url("/sse?count=5&drop-after=2&retry=10"), reconnectionTime: 0.01) {
             ids.append(event.id ?? "nil")
         }
 
@@ -60,7 +60,7 @@ struct ServerSentEventTests {
         let server = try await testServer()
         let session = Session()
         var ids: [String] = []
-        for try await event in session.serverSentEvents(from: server.url("/sse?count=4&retry=10"), lastEventID: "2") {
+        for try await event in session.serverSentEvents(from: server.url("/sse?count=4&retry=10"), lastEventID: "2", reconnectionTime: 0.01) {
             ids.append(event.id ?? "nil")
         }
 

@@ -2,7 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import NIOConcurrencyHelpers
 
 extension Session {
     /// The Server-Sent Events of `url`, reconnecting as a browser's `EventSource` does.
@@ -71,17 +70,23 @@ struct ServerSentEventReader: Sendable {
             requestHeaders.update(name: "Cache-Control", value: "no-cache")
             if let lastID { requestHeaders.update(name: "Last-Event-ID", value: lastID) }
             let request = session.streamRequest(url, headers: requestHeaders, interceptor: interceptor)
-            let refusal = NIOLockedValueBox<Refusal?>(nil)
-            request.onHTTPResponse(on: request.underlyingQueue) { response, decide in
-                let answer = Self.refusal(of: response)
-                refusal.withLockedValue { $0 = answer }
-                decide(answer == nil ? .allow : .cancel)
-            }
+            // The response is judged when its first event or its end arrives, without pausing the
+            // body (a connection that drops while paused could lose what it had delivered).
+            var refusal: Refusal?
+            var isJudged = false
             var receivedEvent = false
             var completion: DataStreamRequest.Completion?
             for await stream in request.streamTask().streamingServerSentEvents() {
                 switch stream.event {
                 case let .stream(.success(event)):
+                    if !isJudged, let response = request.response {
+                        isJudged = true
+                        refusal = Self.refusal(of: response)
+                    }
+                    guard refusal == nil else {
+                        request.cancel()
+                        continue
+                    }
                     var event = event
                     // The last event ID outlives a connection, as in `EventSource`.
                     if event.id == nil { event.id = lastID }
@@ -93,7 +98,8 @@ struct ServerSentEventReader: Sendable {
                     completion = ending
                 }
             }
-            switch refusal.withLockedValue({ $0 }) {
+            if !isJudged, let response = completion?.response { refusal = Self.refusal(of: response) }
+            switch refusal {
             case .noMoreEvents?:
                 continuation.finish()
                 return
