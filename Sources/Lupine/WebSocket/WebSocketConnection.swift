@@ -39,12 +39,16 @@ final class WebSocketConnection: TransportTask {
         /// The first failure seen; it wins over the way the connection ended.
         var failure: URLError?
         var isComplete = false
+        var isSwitchingProtocols = false
     }
 
     let request: TransportRequest
     let settings: Settings
-    /// A 101 arrived; the upgrade is under way (read and written on the event loop only).
-    nonisolated(unsafe) var isSwitchingProtocols = false
+    /// A 101 arrived; the upgrade is under way.
+    var isSwitchingProtocols: Bool {
+        get { state.withLockedValue { $0.isSwitchingProtocols } }
+        set { state.withLockedValue { $0.isSwitchingProtocols = newValue } }
+    }
     private let events: any TransportEvents
     private let delegate: any WebSocketConnectionDelegate
     private let eventLoop: any EventLoop

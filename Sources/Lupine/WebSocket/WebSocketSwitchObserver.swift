@@ -6,7 +6,9 @@ import NIOHTTP1
 ///
 /// A server may send 101, its first frames and a FIN in one go: the connection then becomes
 /// inactive before the upgrade has run (the decoder's removal is deferred), and the handshake
-/// handler must not end the exchange as if no answer had come.
+/// handler must not end the exchange as if no answer had come. (Frames that arrive in the same
+/// read as the 101 and the FIN may still be dropped by the HTTP decoder at end of stream: the
+/// request then reports `.connected` and fails with `URLError(.networkConnectionLost)`.)
 final class WebSocketSwitchObserver: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias InboundOut = HTTPClientResponsePart
