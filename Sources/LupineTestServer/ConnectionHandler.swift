@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import NIOWebSocket
 
 #if canImport(Glibc)
 import Glibc
@@ -13,7 +14,7 @@ import Darwin
 ///
 /// `HTTPServerPipelineHandler` sits in front of this handler, so a pipelined request is only
 /// delivered once the previous response has ended; at most one exchange is in flight.
-final class ConnectionHandler: ChannelInboundHandler {
+final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
@@ -147,15 +148,30 @@ final class ConnectionHandler: ChannelInboundHandler {
             context.flush()
             let count = exchange.isHead ? 0 : range.count
             stream(count: count, seed: range.seed, offset: range.offset, then: range.ending, exchange, context: context)
-        case .chunkedLines(let lines, let contentType):
+        case .chunkedLines(let lines, let contentType, let ending):
             let exchange = Self.chunked(exchange)
             writeHead(.ok, ["Content-Type": contentType], exchange, context: context)
+            var lastWrite: EventLoopFuture<Void>?
             if !exchange.isHead {
                 for line in lines {
-                    context.write(wrapOutboundOut(.body(.byteBuffer(line))), promise: nil)
+                    lastWrite = context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(line))))
                 }
             }
-            finishResponse(exchange, context: context)
+            switch ending {
+            case .endResponse:
+                finishResponse(exchange, context: context)
+            case .closeConnection:
+                state = .closing
+                // Once the bytes are on the wire: closing at once could discard them.
+                guard let lastWrite else {
+                    context.close(promise: nil)
+                    break
+                }
+                lastWrite.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            case .stall:
+                context.flush()
+                armStallTimeout(context: context)
+            }
         case .drip(let schedule, let status):
             startDrip(schedule, status: status, Self.chunked(exchange), context: context)
         case .gzipBomb(let mebibytes):
@@ -379,6 +395,8 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A refused WebSocket upgrade is reported as an error, then delivered here as a plain request.
+        guard !(error is NIOWebSocketUpgradeError) else { return }
         // Connection errors (resets, bad input the HTTP layer already answered) end only this connection.
         state = .closing
         context.close(promise: nil)

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOWebSocket
 import Synchronization
 
 /// An httpbin-style HTTP/1.1 server with fault injection, for tests, demos and benchmarks.
@@ -55,8 +56,36 @@ public final class LupineTestServer: Sendable {
         let pipeline = channel.pipeline.syncOperations
         let rawGate = RawWriteGate()
         try pipeline.addHandler(rawGate)
-        try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-        try pipeline.addHandler(ConnectionHandler(hits: hitCounter, rawGate: rawGate))
+        try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true,
+                                                 withServerUpgrade: (upgraders: [webSocketUpgrader(hitCounter: hitCounter)],
+                                                                     completionHandler: { _ in }),
+                                                 withErrorHandling: true)
+        try pipeline.addHandler(ConnectionHandler(hits: hitCounter, rawGate: rawGate), name: connectionHandlerName)
+    }
+
+    private static let connectionHandlerName = "lupine.connection"
+
+    /// Upgrades `/websocket/echo` requests; the HTTP handlers leave the pipeline, the echo handler
+    /// takes over.
+    private static func webSocketUpgrader(hitCounter: HitCounter) -> NIOWebSocketServerUpgrader {
+        NIOWebSocketServerUpgrader(
+            maxFrameSize: 64 << 20,
+            automaticErrorHandling: true,
+            shouldUpgrade: { channel, head in
+                channel.eventLoop.makeSucceededFuture(WebSocketRoutes.upgradeHeaders(for: head))
+            },
+            upgradePipelineHandler: { channel, head in
+                channel.eventLoop.makeCompletedFuture {
+                    hitCounter.record(TestRequest.path(ofTarget: head.uri))
+                    let pipeline = channel.pipeline.syncOperations
+                    pipeline.removeHandler(context: try pipeline.context(name: connectionHandlerName), promise: nil)
+                    let request = TestRequest(head: head, body: ByteBuffer(), localPort: 0)
+                    var headers: [String: String] = [:]
+                    for (name, value) in head.headers { headers[name.lowercased()] = value }
+                    try pipeline.addHandler(WebSocketEchoHandler(behaviour: WebSocketBehaviour(request), requestHeaders: headers))
+                }
+            }
+        )
     }
 
     /// "http://127.0.0.1:<port>"

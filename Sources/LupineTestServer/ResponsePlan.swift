@@ -9,8 +9,8 @@ indirect enum ResponsePlan {
     case randomBytes(count: UInt64, seed: UInt64)
     /// Stream part of the SplitMix64 bytes with its own status and headers (see `RangeSupport`).
     case byteRange(ByteRangeResponse)
-    /// Send each buffer as its own chunk of a chunked response.
-    case chunkedLines([ByteBuffer], contentType: String)
+    /// Send each buffer as its own chunk of a chunked response, then end it as `ending` says.
+    case chunkedLines([ByteBuffer], contentType: String, ending: StreamEnding = .endResponse)
     /// Send `bytes` asterisks spread evenly over `duration`, chunked.
     case drip(DripSchedule, status: HTTPResponseStatus)
     /// Wait, then carry out another plan.

@@ -51,6 +51,8 @@ enum Router {
         case ("fault", 2): return FaultRoutes.plan(request, name: segments[1])
         case ("token", 2): return TokenRoutes.plan(request, action: segments[1])
         case ("fail", 2): return FailureRoutes.plan(request, count: segments[1])
+        case ("websocket", _): return WebSocketRoutes.refused(request)
+        case ("sse", 1): return ServerSentEventRoutes.events(request)
         default: return notFound
         }
     }

@@ -85,6 +85,7 @@ extension Request {
             try sentRequest.lupineValidateHeaderFields()
             if case .fail? = cacheAction { throw Self.cacheMissError(for: sentRequest.url) }
             transportRequest = try session.transportRequest(for: sentRequest, body: transportBody(for: sentRequest), deadline: deadline,
+                                                            schemes: supportedURLSchemes,
                                                             conditionalHeaders: cacheAction?.conditionalHeaders ?? [])
         } catch {
             let afError = error.asAFError ?? .sessionTaskFailed(error: URLError(.badURL))
@@ -110,7 +111,7 @@ extension Request {
         // A fresh stored response answers without the network, through the same exchange events.
         var replay: CacheReplayTask?
         if case let .replay(stored)? = cacheAction { replay = CacheReplayTask(stored: stored, events: exchange) }
-        let task: any TransportTask = replay ?? session.transport.execute(transportRequest, events: exchange)
+        let task: any TransportTask = replay ?? openExchange(transportRequest, on: session, events: exchange)
         let cancelled = mutableState.withLockedValue { state -> Bool in
             state.transportTask = task
             return state.lifecycle.state == .cancelled

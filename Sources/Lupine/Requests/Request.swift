@@ -354,6 +354,15 @@ public class Request: @unchecked Sendable {
     /// requests use it; downloads and streams always go to the network.
     var usesHTTPCache: Bool { false }
 
+    /// The URL schemes this kind of request speaks; any other fails with `URLError(.unsupportedURL)`.
+    var supportedURLSchemes: Set<String> { ["http", "https"] }
+
+    /// Starts one exchange on the Session's transport. A WebSocket request opens its own
+    /// connection instead, because the transport's HTTP client cannot upgrade one.
+    func openExchange(_ transportRequest: TransportRequest, on session: Session, events: any TransportEvents) -> any TransportTask {
+        session.transport.execute(transportRequest, events: events)
+    }
+
     /// The body to send for `urlRequest`.
     func transportBody(for urlRequest: URLRequest) throws -> TransportRequestBody? {
         if let body = urlRequest.httpBody { return .data(body) }

@@ -76,11 +76,11 @@ public struct DataStreamTask: Sendable {
         request.suspend()
     }
 
-    private typealias DeferredHandler<Success: Sendable, Failure: Error & Sendable> =
+    typealias DeferredHandler<Success: Sendable, Failure: Error & Sendable> =
         @Sendable (DataStreamRequest.Stream<Success, Failure>, _ done: @escaping @Sendable () -> Void) throws -> Void
 
     /// A stream whose every iteration adds a handler (through `install`) that yields into it.
-    private func makeStream<Success: Sendable, Failure: Error & Sendable>(
+    func makeStream<Success: Sendable, Failure: Error & Sendable>(
         automaticallyCancelling shouldAutomaticallyCancel: Bool,
         bufferingPolicy: Stream<Success, Failure>.BufferingPolicy,
         install: @escaping (DataStreamRequest, DispatchQueue, @escaping DeferredHandler<Success, Failure>) -> Void

@@ -26,15 +26,17 @@ extension Session {
     ///
     /// The idle timeout is the request's `timeoutInterval` when it was changed from URLRequest's
     /// default of 60 seconds, else the configuration's `timeoutIntervalForRequest`; the deadline
-    /// is `timeoutIntervalForResource` from now. The stored cookies for the URL (see
-    /// `cookieHeader(for:)`) and the cache's `conditionalHeaders` are added to the fields sent,
-    /// not to `urlRequest`, so that every redirect hop reads the cookie storage afresh.
+    /// is `timeoutIntervalForResource` from now. `schemes` are the URL schemes the request kind
+    /// speaks. The stored cookies for the URL (see `cookieHeader(for:)`) and the cache's
+    /// `conditionalHeaders` are added to the fields sent, not to `urlRequest`, so that every
+    /// redirect hop reads the cookie storage afresh.
     func transportRequest(for urlRequest: URLRequest,
                           body: TransportRequestBody?,
                           deadline: Date?,
+                          schemes: Set<String> = ["http", "https"],
                           conditionalHeaders: [HTTPHeader] = []) throws -> TransportRequest {
         guard let url = urlRequest.url else { throw AFError.sessionTaskFailed(error: URLError(.badURL)) }
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+        guard let scheme = url.scheme?.lowercased(), schemes.contains(scheme) else {
             throw Self.failure(.unsupportedURL, url: url)
         }
         guard let host = url.host, !host.isEmpty else { throw Self.failure(.badURL, url: url) }

@@ -480,6 +480,54 @@ open class Session: @unchecked Sendable {
         makeDataStreamRequest(convertible, automaticallyCancelOnStreamError: automaticallyCancelOnStreamError,
                               interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume)
     }
+    // MARK: WebSocket requests (class body, so that subclasses can override them)
+
+    /// Creates a WebSocketRequest to a `ws` or `wss` URL (`http` and `https` work too).
+    ///
+    /// The opening request is a GET built as `URLRequest(url:method:headers:)`, then
+    /// `requestModifier` runs; it goes through the Session's and `interceptor`'s adapters (an
+    /// adapter can add a token) and retriers like any request.
+    ///
+    /// - Parameters:
+    ///   - configuration: Subprotocol, message size limit, automatic ping interval.
+    ///   - shouldAutomaticallyResume: Whether adding a stream handler resumes the request; nil
+    ///     defers to `startRequestsImmediately`.
+    open func webSocketRequest(to url: any URLConvertible,
+                               configuration: WebSocketRequest.Configuration = .default,
+                               headers: HTTPHeaders? = nil,
+                               interceptor: (any RequestInterceptor)? = nil,
+                               shouldAutomaticallyResume: Bool? = nil,
+                               requestModifier: RequestModifier? = nil) -> WebSocketRequest {
+        webSocketRequest(to: url, configuration: configuration, parameters: Empty?.none,
+                         encoder: URLEncodedFormParameterEncoder.default, headers: headers, interceptor: interceptor,
+                         shouldAutomaticallyResume: shouldAutomaticallyResume, requestModifier: requestModifier)
+    }
+
+    /// Creates a WebSocketRequest whose URL carries `parameters`, encoded with `encoder` (into the
+    /// query, for the default encoder). `encoder` is not called when `parameters` is nil.
+    open func webSocketRequest<Parameters>(to url: any URLConvertible,
+                                           configuration: WebSocketRequest.Configuration = .default,
+                                           parameters: Parameters? = nil,
+                                           encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
+                                           headers: HTTPHeaders? = nil,
+                                           interceptor: (any RequestInterceptor)? = nil,
+                                           shouldAutomaticallyResume: Bool? = nil,
+                                           requestModifier: RequestModifier? = nil) -> WebSocketRequest
+        where Parameters: Encodable & Sendable {
+        let convertible = EncodableRequestConvertible(url: url, method: .get, parameters: parameters,
+                                                      encoder: encoder, headers: headers, requestModifier: requestModifier)
+        return webSocketRequest(performing: convertible, configuration: configuration, interceptor: interceptor,
+                                shouldAutomaticallyResume: shouldAutomaticallyResume)
+    }
+
+    /// Creates a WebSocketRequest from a fully formed URLRequestConvertible (a router).
+    open func webSocketRequest(performing convertible: any URLRequestConvertible,
+                               configuration: WebSocketRequest.Configuration = .default,
+                               interceptor: (any RequestInterceptor)? = nil,
+                               shouldAutomaticallyResume: Bool? = nil) -> WebSocketRequest {
+        makeWebSocketRequest(convertible, configuration: configuration, interceptor: interceptor,
+                             shouldAutomaticallyResume: shouldAutomaticallyResume)
+    }
     // MARK: Making requests
 
     /// Registers a new request and starts its setup now (eager) or on first resume (lazy).

@@ -1,0 +1,260 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NIOConcurrencyHelpers
+
+/// A WebSocket connection (RFC 6455) as a request: made by `Session.webSocketRequest(...)`, it
+/// goes through the pipeline of every request (URLRequest creation, interceptors, redirects,
+/// authentication challenges, retries, event monitors), then stays open until either side closes.
+///
+/// `ws` and `wss` URLs are accepted (`http` and `https` too). The opening handshake's response is
+/// the request's `response`: a 101 on success. Any other answer fails the request with
+/// `AFError.responseValidationFailed(reason: .unacceptableStatusCode(code:))` (retriers see it
+/// like any response), and a 101 that does not prove the upgrade with `AFError.sessionTaskFailed(
+/// error: URLError(.badServerResponse))`. Transport failures are `AFError.sessionTaskFailed` with
+/// the `URLError` URLSession reports for them.
+///
+/// Messages arrive through the stream handlers (`streamMessageEvents(on:handler:)` and the others)
+/// and `webSocketTask()`; fragmented messages are reassembled. Incoming messages are not paced:
+/// each is handed to the handlers as it arrives.
+///
+/// The connection ends, and the request finishes, when:
+/// - the server closes: `.disconnected` with its code, then `.completed` with no error;
+/// - `close(sending:reason:)` is called: a close handshake, `.disconnected`, then `.completed`
+///   with `AFError.explicitlyCancelled` (closing is a cancellation, as in Alamofire);
+/// - `cancel()` is called: the connection is dropped, no `.disconnected`;
+/// - a message exceeds `Configuration.maximumMessageSize`, the server breaks the protocol, stops
+///   answering pings, or the connection drops: `.completed` with the matching error.
+public final class WebSocketRequest: Request, @unchecked Sendable {
+    /// What the connection reports to the handlers before they serialize it.
+    enum IncomingEvent: Sendable {
+        case connected(protocol: String?)
+        case receivedMessage(URLSessionWebSocketTask.Message)
+        case disconnected(closeCode: URLSessionWebSocketTask.CloseCode, reason: Data?)
+        case completed(Completion)
+    }
+
+    typealias SendCompletion = @Sendable (Result<Void, any Error>) -> Void
+
+    struct SocketState {
+        /// The connection of the current attempt.
+        var connection: WebSocketConnection?
+        var isOpen = false
+        var handlers: [@Sendable (IncomingEvent) -> Void] = []
+        /// Messages sent before the connection opened.
+        var enqueuedSends: [(message: URLSessionWebSocketTask.Message, queue: DispatchQueue, completion: SendCompletion)] = []
+        /// Set by `close(sending:reason:)`.
+        var closeRequest: WebSocketClosePayload?
+    }
+
+    /// The value the URLRequest is built from.
+    public let convertible: any URLRequestConvertible
+    /// The socket's settings.
+    public let configuration: Configuration
+
+    let socketState = NIOLockedValueBox(SocketState())
+    /// The serial queue the async streams of `webSocketTask()` deliver on.
+    let streamCompletionQueue: DispatchQueue
+
+    init(id: UUID = UUID(),
+         convertible: any URLRequestConvertible,
+         configuration: Configuration,
+         underlyingQueue: DispatchQueue,
+         serializationQueue: DispatchQueue,
+         eventMonitor: CompositeEventMonitor?,
+         interceptor: (any RequestInterceptor)?,
+         delegate: any RequestDelegate,
+         shouldAutomaticallyResume: Bool?,
+         defaultQueue: DispatchQueue) {
+        self.convertible = convertible
+        self.configuration = configuration
+        self.streamCompletionQueue = DispatchQueue(label: "lupine.webSocketStreamQueue-\(id)")
+        super.init(id: id, underlyingQueue: underlyingQueue, serializationQueue: serializationQueue,
+                   eventMonitor: eventMonitor, interceptor: interceptor, delegate: delegate,
+                   shouldAutomaticallyResume: shouldAutomaticallyResume, defaultQueue: defaultQueue)
+        onFinish { [weak self] in self?.didFinishSocket() }
+    }
+
+    // MARK: Pipeline hooks
+
+    override var urlRequestConvertible: (any URLRequestConvertible)? { convertible }
+
+    override var supportedURLSchemes: Set<String> { ["ws", "wss", "http", "https"] }
+
+    /// The opening request has no body.
+    override func transportBody(for urlRequest: URLRequest) throws -> TransportRequestBody? { nil }
+
+    override func openExchange(_ transportRequest: TransportRequest, on session: Session, events: any TransportEvents) -> any TransportTask {
+        var handshakeRequest = transportRequest
+        if let subprotocol = configuration.protocol,
+           !handshakeRequest.headerFields.contains(where: { $0.name.caseInsensitiveCompare("Sec-WebSocket-Protocol") == .orderedSame }) {
+            handshakeRequest.headerFields.append(.websocketProtocol(subprotocol))
+        }
+        let settings = WebSocketConnection.Settings(maximumMessageSize: configuration.maximumMessageSize,
+                                                    pingInterval: configuration.pingInterval)
+        let connection = WebSocketConnection(request: handshakeRequest, settings: settings, events: events, delegate: self)
+        let closeRequest = socketState.withLockedValue { state in
+            state.connection = connection
+            state.isOpen = false
+            return state.closeRequest
+        }
+        if let closeRequest { connection.prepareClose(closeRequest) }
+        connection.start()
+        return connection
+    }
+
+    override func didReceiveResponseHead(_ response: HTTPURLResponse, task: any TransportTask) -> TransportReadiness {
+        if response.statusCode != 101 {
+            error = .responseValidationFailed(reason: .unacceptableStatusCode(code: response.statusCode))
+        }
+        return .proceed
+    }
+
+    override func resetForRetry() {
+        socketState.withLockedValue { state in
+            state.connection = nil
+            state.isOpen = false
+        }
+    }
+
+    /// The request finished: handlers are released (they hold the request) and messages still
+    /// waiting for a connection fail.
+    private func didFinishSocket() {
+        let failedSends = socketState.withLockedValue { state in
+            defer {
+                state.enqueuedSends.removeAll()
+                state.handlers.removeAll()
+                state.connection = nil
+                state.isOpen = false
+            }
+            return state.enqueuedSends
+        }
+        let error = closedConnectionError
+        for send in failedSends {
+            send.queue.async { send.completion(.failure(error)) }
+        }
+    }
+
+    private var closedConnectionError: AFError {
+        error ?? .sessionTaskFailed(error: URLError(.networkConnectionLost, userInfo: [
+            NSLocalizedDescriptionKey: "The WebSocket connection is closed.",
+        ]))
+    }
+
+    // MARK: Closing
+
+    /// Closes the connection with a close handshake sending `closeCode` and `reason`. The request
+    /// is cancelled (`AFError.explicitlyCancelled`, as in Alamofire); `.disconnected` reports the
+    /// server's answering code, or `closeCode` when it does not answer within 5 seconds. Before the
+    /// connection is open, this is `cancel()`.
+    @discardableResult
+    public func close(sending closeCode: URLSessionWebSocketTask.CloseCode, reason: Data? = nil) -> Self {
+        let payload = WebSocketClosePayload(sending: closeCode, reason: reason)
+        let connection = socketState.withLockedValue { state in
+            state.closeRequest = payload
+            return state.connection
+        }
+        connection?.prepareClose(payload)
+        return cancel()
+    }
+
+    /// Cancels the request: the connection is dropped without a close handshake, and the request
+    /// finishes with `AFError.explicitlyCancelled`.
+    @discardableResult
+    override public func cancel() -> Self {
+        super.cancel()
+    }
+
+    // MARK: Sending
+
+    /// Sends `message`; `completionHandler` runs on `queue` once it is written (or failed).
+    ///
+    /// A message sent before the connection opens waits for it. When the request has finished or
+    /// is cancelled (or finishes before the message could go out), the handler gets the request's
+    /// error, or `AFError.sessionTaskFailed(error: URLError(.networkConnectionLost))`; Alamofire
+    /// never calls it then.
+    @preconcurrency
+    public func send(_ message: URLSessionWebSocketTask.Message,
+                     queue: DispatchQueue = .lupineDefault,
+                     completionHandler: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        let queue = queue.resolvingLupineDefault(to: defaultQueue)
+        let hasEnded = isCancelled || isFinished
+        let connection = socketState.withLockedValue { state -> WebSocketConnection? in
+            guard !hasEnded else { return nil }
+            guard state.isOpen, let connection = state.connection else {
+                state.enqueuedSends.append((message, queue, completionHandler))
+                return nil
+            }
+            return connection
+        }
+        if hasEnded {
+            let error = closedConnectionError
+            queue.async { completionHandler(.failure(error)) }
+            return
+        }
+        connection.map { send(message, on: $0, queue: queue, completion: completionHandler) }
+    }
+
+    private func send(_ message: URLSessionWebSocketTask.Message, on connection: WebSocketConnection,
+                      queue: DispatchQueue, completion: @escaping SendCompletion) {
+        connection.send(message) { result in
+            let outcome = result.mapError { AFError.sessionTaskFailed(error: $0) as any Error }
+            queue.async { completion(outcome) }
+        }
+    }
+
+    /// Sends a ping; `onResponse` runs on `queue` with the pong, the error that ended the
+    /// connection first, or `.unsent` when the connection is not open.
+    @preconcurrency
+    public func sendPing(respondingOn queue: DispatchQueue = .lupineDefault, onResponse: @escaping @Sendable (PingResponse) -> Void) {
+        let queue = queue.resolvingLupineDefault(to: defaultQueue)
+        let connection = socketState.withLockedValue { $0.isOpen ? $0.connection : nil }
+        let start = Date()
+        let startUptime = ProcessInfo.processInfo.systemUptime
+        let sent = isResumed && connection?.sendPing { result in
+            switch result {
+            case .success:
+                let pong = PingResponse.Pong(start: start, end: Date(), latency: ProcessInfo.processInfo.systemUptime - startUptime)
+                queue.async { onResponse(.pong(pong)) }
+            case let .failure(error):
+                queue.async { onResponse(.error(AFError.sessionTaskFailed(error: error))) }
+            }
+        } == true
+        if !sent { queue.async { onResponse(.unsent) } }
+    }
+
+    // MARK: Events
+
+    func emit(_ event: IncomingEvent) {
+        let handlers = socketState.withLockedValue { $0.handlers }
+        handlers.forEach { $0(event) }
+    }
+}
+
+extension WebSocketRequest: WebSocketConnectionDelegate {
+    func connectionDidOpen(_ connection: WebSocketConnection, protocol: String?) {
+        let waiting = socketState.withLockedValue { state -> [(message: URLSessionWebSocketTask.Message, queue: DispatchQueue, completion: SendCompletion)]? in
+            guard state.connection === connection else { return nil }
+            state.isOpen = true
+            defer { state.enqueuedSends.removeAll() }
+            return state.enqueuedSends
+        }
+        guard let waiting else { return }
+        emit(.connected(protocol: `protocol`))
+        for send in waiting {
+            self.send(send.message, on: connection, queue: send.queue, completion: send.completion)
+        }
+    }
+
+    func connection(_ connection: WebSocketConnection, didReceive message: URLSessionWebSocketTask.Message) {
+        emit(.receivedMessage(message))
+    }
+
+    func connection(_ connection: WebSocketConnection, didCloseWith closeCode: URLSessionWebSocketTask.CloseCode, reason: Data?) {
+        socketState.withLockedValue { state in
+            if state.connection === connection { state.isOpen = false }
+        }
+        emit(.disconnected(closeCode: closeCode, reason: reason))
+    }
+}
