@@ -1,0 +1,28 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Lupine side by side with raw AsyncHTTPClient and URLSession, against a server in another process
+// (`lupine serve`, started by compare.sh). A package of its own, so `swift test` never builds it.
+let package = Package(
+    name: "LupineBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "Lupine", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark.git", exact: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "HTTPClients",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Lupine", package: "Lupine"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Benchmarks/HTTPClients",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark"),
+            ]
+        ),
+    ]
+)

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs the scenarios S1-S5 for Lupine, raw AsyncHTTPClient and URLSession, alternating the clients
+# in every repetition, against `lupine serve` (release) in its own process, and prints a table of
+# medians with the Lupine/AHC and Lupine/URLSession ratios.
+#
+#   Benchmarks/compare.sh [repetitions]      (default 3; LUPINE_BENCH_SCALE=0.1 for a quick run)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repetitions="${1:-3}"
+results="$(mktemp -d)"
+
+swift build -c release --scratch-path .build-release --product lupine >&2
+server_binary="$(swift build -c release --scratch-path .build-release --show-bin-path)/lupine"
+swift build -c release --package-path Benchmarks >&2
+
+server_output="$results/server.txt"
+"$server_binary" serve --port 0 >"$server_output" 2>/dev/null &
+server_pid=$!
+trap 'kill "$server_pid" 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do [ -s "$server_output" ] && break; sleep 0.1; done
+export LUPINE_BENCH_URL="$(head -n 1 "$server_output")"
+echo "server: $LUPINE_BENCH_URL (pid $server_pid)" >&2
+
+scenarios=("S1 smallGET" "S2 concurrentGET64" "S3 body100MiB" "S4 download100MiB" "S5 post1MiB")
+clients=(Lupine AHC URLSession)
+for repetition in $(seq 1 "$repetitions"); do
+    for scenario in "${scenarios[@]}"; do
+        # Rotate the order each repetition so that no client always runs first or last.
+        for offset in 0 1 2; do
+            client="${clients[$(( (repetition + offset) % 3 ))]}"
+            name="$scenario $client"
+            echo "repetition $repetition: $name" >&2
+            swift package --package-path Benchmarks --allow-writing-to-directory "$results" \
+                benchmark --filter "^$name\$" --format jmh --path "$results/$repetition-${name// /_}" \
+                --no-progress --quiet >&2 || echo "failed: $name" >&2
+        done
+    done
+done
+
+python3 Benchmarks/summarize.py "$results"
