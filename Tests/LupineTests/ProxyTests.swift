@@ -157,4 +157,25 @@ import Testing
         #expect(response.error?.sessionTaskURLErrorCode == .cannotConnectToHost)
         #expect(proxy.records.count == 1)
     }
+
+    @Test func answeredProxyCredentialStaysWithTheProxyAcrossACrossOriginRedirect() async throws {
+        let server = try await testServer()
+        let otherOrigin = try await LupineTestServer.start()
+        let proxy = try await LupineTestProxy.start(user: "proxyuser", password: "proxypass")
+        let session = Self.session(through: proxy)
+        let target = otherOrigin.url("/anything").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let response = await session.request(server.url("/redirect-to?url=\(target)&status_code=302"))
+            .authenticate(username: "proxyuser", password: "proxypass")
+            .serializingDecodable(HTTPBinResponse.self).response
+        try await proxy.shutdown()
+        try await otherOrigin.shutdown()
+
+        #expect(response.error == nil)
+        #expect(response.response?.url?.absoluteString == otherOrigin.url("/anything"))
+        // One 407, then a tunnel to each origin, both opened with the proxy's credential.
+        #expect(proxy.records.map(\.status) == [407, 200, 200])
+        #expect(proxy.records.dropFirst().map(\.target) == ["127.0.0.1:\(server.port)", "127.0.0.1:\(otherOrigin.port)"])
+        #expect(proxy.records.dropFirst().allSatisfy { $0.header("Proxy-Authorization") == Self.basicProxyUser })
+        #expect(response.value?.header("Proxy-Authorization") == nil)
+    }
 }
