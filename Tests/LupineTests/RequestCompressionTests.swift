@@ -95,6 +95,15 @@ import Testing
         #expect(seenSizes.current == [try JSONEncoder().encode(Self.document).count])
     }
 
+    @Test func declinedBodyWithContentEncodingIsSentEvenWithErrorBehaviour() async throws {
+        let compressor = DeflateRequestCompressor(duplicateHeaderBehavior: .error) { _ in false }
+        let response = try await send(compressor, headers: ["Content-Encoding": "identity"])
+
+        #expect(response.error == nil)
+        #expect(response.value?.inflated == false)
+        #expect(response.value?.header("Content-Encoding") == "identity")
+    }
+
     @Test func compressedBodyEndsWithTheBigEndianAdler32OfTheOriginal() throws {
         let original = Data("Wikipedia".utf8)
         var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1/")))

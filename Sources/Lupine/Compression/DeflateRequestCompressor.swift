@@ -52,7 +52,9 @@ public struct DeflateRequestCompressor: Sendable, RequestInterceptor {
     /// unchanged (no body, body declined, or `.skip` with an existing `Content-Encoding`), or an
     /// error: `DuplicateHeaderError`, or the zlib failure.
     public func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping (Result<URLRequest, any Error>) -> Void) {
-        guard let body = urlRequest.httpBody else {
+        // A declined body is sent as it is before any header check, as in Alamofire: `.error`
+        // only fails requests whose body would have been compressed.
+        guard let body = urlRequest.httpBody, shouldCompressBodyData(body) else {
             completion(.success(urlRequest))
             return
         }
@@ -67,10 +69,6 @@ public struct DeflateRequestCompressor: Sendable, RequestInterceptor {
                 completion(.success(urlRequest))
                 return
             }
-        }
-        guard shouldCompressBodyData(body) else {
-            completion(.success(urlRequest))
-            return
         }
         do {
             var compressed = urlRequest
