@@ -22,6 +22,7 @@ let package = Package(
         .target(
             name: "Lupine",
             dependencies: [
+                "CLupineZlib",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -30,6 +30,7 @@ enum Router {
         case ("gzip", 1): return CompressionRoutes.gzip(request)
         case ("deflate", 1): return CompressionRoutes.deflate(request)
         case ("gzip-bomb", 1): return CompressionRoutes.bomb(request)
+        case ("inflate", 1): return InflateRoutes.inflate(request)
         case ("basic-auth", 3): return AuthRoutes.basic(request, user: segments[1], password: segments[2])
         case ("bearer", 1): return AuthRoutes.bearer(request)
         case ("digest-auth", 4):

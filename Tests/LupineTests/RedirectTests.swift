@@ -141,6 +141,7 @@ import Testing
         let server = try await testServer()
         let otherOrigin = try await LupineTestServer.start()
         let headers: HTTPHeaders = [.authorization(bearerToken: "secret"), HTTPHeader(name: "Cookie", value: "session=1"),
+                                    HTTPHeader(name: "Proxy-Authorization", value: "Basic cHJveHk6c2VjcmV0"),
                                     HTTPHeader(name: "X-Custom", value: "kept")]
         let request = AF.request(Self.redirectTo(server, otherOrigin.url("/anything"), status: status), headers: headers)
         let response = await request.serializingDecodable(HTTPBinResponse.self).response
@@ -151,6 +152,7 @@ import Testing
         #expect(otherOrigin.hits(for: "/anything") == 1)
         #expect(response.value?.header("Authorization") == nil)
         #expect(response.value?.header("Cookie") == nil)
+        #expect(response.value?.header("Proxy-Authorization") == nil)
         #expect(response.value?.header("X-Custom") == "kept")
         #expect(request.firstRequest?.value(forHTTPHeaderField: "Authorization") == "Bearer secret")
         #expect(request.performedRequests.last?.value(forHTTPHeaderField: "Authorization") == nil)

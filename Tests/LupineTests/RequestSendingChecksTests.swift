@@ -34,11 +34,12 @@ import Testing
     @Test func resourceTimeoutRestartsForARetry() async throws {
         let server = try await testServer()
         let configuration = URLSessionConfiguration.af.default
-        configuration.timeoutIntervalForResource = 1
+        configuration.timeoutIntervalForResource = 2
         let retrier = Retrier { request, _, _, completion in completion(request.retryCount == 0 ? .retry : .doNotRetry) }
         let session = Session(configuration: configuration)
-        // Each attempt takes 0.7 s: both fit, because every attempt has its own deadline.
-        let request = session.request(server.url("/delay/0.7"), interceptor: retrier)
+        // Each attempt takes 1.2 s: both fit, because every attempt has its own deadline (one
+        // deadline for both would end at 2 s). The margin absorbs a loaded test machine.
+        let request = session.request(server.url("/delay/1.2"), interceptor: retrier)
             .validate { _, _, _ in .failure(AFError.explicitlyCancelled) }
         let response = await request.serializingData().response
         #expect(request.retryCount == 1)

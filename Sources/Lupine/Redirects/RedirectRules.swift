@@ -54,6 +54,7 @@ enum RedirectRules {
         // Credentials and cookies never travel to another origin.
         if !sameOrigin(currentURL, target) {
             next.setValue(nil, forHTTPHeaderField: "Authorization")
+            next.setValue(nil, forHTTPHeaderField: "Proxy-Authorization")
             next.setValue(nil, forHTTPHeaderField: "Cookie")
         }
         return .follow(next)

@@ -80,7 +80,7 @@ extension Request {
             return state.attemptDeadline
         }
         let cacheAction = usesHTTPCache ? session.cacheAction(for: sentRequest) : nil
-        let transportRequest: TransportRequest
+        var transportRequest: TransportRequest
         do {
             try sentRequest.lupineValidateHeaderFields()
             if case .fail? = cacheAction { throw Self.cacheMissError(for: sentRequest.url) }
@@ -107,7 +107,8 @@ extension Request {
         }
         // A redirect hop continues the attempt's exchange, as it continues a URLSession task.
         if !isRedirectHop { notify { $0.requestDidResumeExchange(self) } }
-        let exchange = RequestExchange(request: self, urlRequest: sentRequest, cacheAction: cacheAction)
+        if let answer = proxyAuthorizationAnswer(for: transportRequest.proxy) { transportRequest.proxy?.authorization = answer }
+        let exchange = RequestExchange(request: self, urlRequest: sentRequest, proxy: transportRequest.proxy, cacheAction: cacheAction)
         // A fresh stored response answers without the network, through the same exchange events.
         var replay: CacheReplayTask?
         if case let .replay(stored)? = cacheAction { replay = CacheReplayTask(stored: stored, events: exchange) }

@@ -16,6 +16,8 @@ import NIOConcurrencyHelpers
 final class RequestExchange: TransportEvents {
     private let request: Request
     private let urlRequest: URLRequest
+    /// The proxy the hop goes through: a 407 refusing its tunnel may be answered.
+    private let proxy: TransportProxy?
     /// nil when the request bypasses the cache (downloads, streams).
     private let cacheAction: HTTPCacheAction?
     private let requestTime = Date()
@@ -27,9 +29,10 @@ final class RequestExchange: TransportEvents {
     /// Set when the hop's response is a 401 challenge answered by the next hop.
     private let challengeAnswer = NIOLockedValueBox<URLRequest?>(nil)
 
-    init(request: Request, urlRequest: URLRequest, cacheAction: HTTPCacheAction? = nil) {
+    init(request: Request, urlRequest: URLRequest, proxy: TransportProxy? = nil, cacheAction: HTTPCacheAction? = nil) {
         self.request = request
         self.urlRequest = urlRequest
+        self.proxy = proxy
         self.cacheAction = cacheAction
     }
 
@@ -122,6 +125,10 @@ final class RequestExchange: TransportEvents {
 
     func transportDidComplete(_ task: any TransportTask, error: URLError?) {
         if let error {
+            if request.answersProxyChallenge(failure: error, proxy: proxy) {
+                request.exchangeDidAnswerChallenge(with: urlRequest)
+                return
+            }
             request.didCompleteTransfer(error: .sessionTaskFailed(error: error))
             return
         }

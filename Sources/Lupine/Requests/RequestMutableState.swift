@@ -31,6 +31,10 @@ struct RequestMutableState {
     var httpResponseHandler: (queue: DispatchQueue, handler: Request.HTTPResponseHandler)?
     /// The attempt (`retryCount`) in which a 401 challenge was answered: once per attempt.
     var challengeAnsweredInAttempt: Int?
+    /// The attempt in which a proxy's 407 was answered: once per attempt.
+    var proxyChallengeAnsweredInAttempt: Int?
+    /// `Proxy-Authorization` values that answered a proxy's 407, by proxy ("host:port").
+    var proxyAuthorizations: [String: String] = [:]
 
     var startTime: Date?
     var sentTime: Date?

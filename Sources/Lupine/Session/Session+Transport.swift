@@ -29,7 +29,8 @@ extension Session {
     /// is `timeoutIntervalForResource` from now. `schemes` are the URL schemes the request kind
     /// speaks. The stored cookies for the URL (see `cookieHeader(for:)`) and the cache's
     /// `conditionalHeaders` are added to the fields sent, not to `urlRequest`, so that every
-    /// redirect hop reads the cookie storage afresh.
+    /// redirect hop reads the cookie storage afresh. The proxy is chosen per hop (see
+    /// `proxy(for:headerFields:)`).
     func transportRequest(for urlRequest: URLRequest,
                           body: TransportRequestBody?,
                           deadline: Date?,
@@ -45,6 +46,7 @@ extension Session {
             .map { HTTPHeader(name: $0.key, value: $0.value) }
         if let cookie = cookieHeader(for: urlRequest) { headerFields.append(cookie) }
         headerFields += conditionalHeaders
+        let proxy = proxy(for: url, headerFields: &headerFields)
         let requestTimeout = urlRequest.timeoutInterval
         let idleTimeout = requestTimeout != Self.defaultRequestTimeout && requestTimeout > 0
             ? requestTimeout
@@ -54,7 +56,8 @@ extension Session {
                                 headerFields: headerFields,
                                 body: body,
                                 idleTimeout: idleTimeout > 0 ? idleTimeout : 60,
-                                deadline: deadline)
+                                deadline: deadline,
+                                proxy: proxy)
     }
 
     /// The end of an attempt that starts now: `timeoutIntervalForResource` covers every redirect

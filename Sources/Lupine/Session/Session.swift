@@ -58,7 +58,8 @@ open class Session: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - configuration: Headers, timeouts (`timeoutIntervalForRequest` is the idle timeout,
-    ///     `timeoutIntervalForResource` the total one), `httpMaximumConnectionsPerHost`.
+    ///     `timeoutIntervalForResource` the total one), `httpMaximumConnectionsPerHost`, proxies
+    ///     (`connectionProxyDictionary`, else `http_proxy`/`https_proxy`/`no_proxy`).
     ///   - rootQueue: Serial queue for internal work; when it is not `.main`, a serial queue targeting it is used.
     ///   - startRequestsImmediately: Whether adding a response handler resumes the request.
     ///   - requestSetup: `.lazy` (setup on first resume) or `.eager` (setup at creation).

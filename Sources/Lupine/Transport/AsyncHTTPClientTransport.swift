@@ -3,6 +3,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -11,7 +12,8 @@ import NIOPosix
 ///
 /// AsyncHTTPClient's own redirect following is off (Session follows redirects so that every hop is
 /// visible); its decompression is on for gzip and deflate, with a ratio limit so that a compression
-/// bomb fails as `URLError(.cannotDecodeContentData)` instead of exhausting memory.
+/// bomb fails as `URLError(.cannotDecodeContentData)` instead of exhausting memory. An exchange with a
+/// `TransportProxy` runs on a client of its own for that proxy.
 final class AsyncHTTPClientTransport: Transport {
     /// Settings taken from the Session configuration.
     struct Options: Sendable {
@@ -23,14 +25,24 @@ final class AsyncHTTPClientTransport: Transport {
         var decompressionRatioLimit: Int = 200
     }
 
-    private let client: HTTPClient
+    private let options: Options
+    private let directClient: HTTPClient
+    /// AsyncHTTPClient sets its proxy per client: one client per proxy (and its credentials), made
+    /// on first use; nil once shut down.
+    private let proxiedClients = NIOLockedValueBox<[TransportProxy: HTTPClient]?>([:])
 
     init(options: Options = Options()) {
+        self.options = options
+        directClient = Self.makeClient(options: options, proxy: nil)
+    }
+
+    private static func makeClient(options: Options, proxy: TransportProxy?) -> HTTPClient {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             timeout: .init(connect: .nanoseconds(Int64(max(options.connectTimeout, 0.001) * 1_000_000_000)), read: nil),
             connectionPool: .init(idleTimeout: .seconds(60),
                                   concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, options.maximumConnectionsPerHost)),
+            proxy: proxy.map(clientProxy),
             decompression: .enabled(limit: .ratio(options.decompressionRatioLimit))
         )
         configuration.httpVersion = .automatic
@@ -38,8 +50,40 @@ final class AsyncHTTPClientTransport: Transport {
         // AsyncHTTPClient's default instead retries with backoff until the connect timeout (60 s by
         // default), so a closed port would only fail after a minute, with every retry hidden.
         configuration.connectionPool.retryConnectionEstablishment = false
-        client = HTTPClient(eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton),
-                            configuration: configuration)
+        return HTTPClient(eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton),
+                          configuration: configuration)
+    }
+
+    /// AsyncHTTPClient's description of `proxy`. Its HTTP proxies take Basic and Bearer
+    /// authorization only; another scheme is not sent.
+    private static func clientProxy(_ proxy: TransportProxy) -> HTTPClient.Configuration.Proxy {
+        switch proxy.kind {
+        case .socks:
+            return .socksServer(host: proxy.host, port: proxy.port)
+        case .http:
+            var authorization: HTTPClient.Authorization?
+            if let value = proxy.authorization {
+                let parts = value.split(separator: " ", maxSplits: 1).map(String.init)
+                if parts.count == 2, parts[0].caseInsensitiveCompare("Basic") == .orderedSame {
+                    authorization = .basic(credentials: parts[1].trimmingCharacters(in: .whitespaces))
+                } else if parts.count == 2, parts[0].caseInsensitiveCompare("Bearer") == .orderedSame {
+                    authorization = .bearer(tokens: parts[1].trimmingCharacters(in: .whitespaces))
+                }
+            }
+            return .server(host: proxy.host, port: proxy.port, authorization: authorization)
+        }
+    }
+
+    /// The client for `proxy`, or nil after shutdown.
+    private func client(for proxy: TransportProxy?) -> HTTPClient? {
+        guard let proxy else { return directClient }
+        return proxiedClients.withLockedValue { clients -> HTTPClient? in
+            guard clients != nil else { return nil }
+            if let client = clients?[proxy] { return client }
+            let client = Self.makeClient(options: options, proxy: proxy)
+            clients?[proxy] = client
+            return client
+        }
     }
 
     func execute(_ request: TransportRequest, events: any TransportEvents) -> any TransportTask {
@@ -60,6 +104,7 @@ final class AsyncHTTPClientTransport: Transport {
                                                        headers: NIOHTTP1.HTTPHeaders(request.headerFields.map { ($0.name, $0.value) }),
                                                        body: request.body.map { exchange.makeClientBody($0) })
             let deadline = request.deadline.map { NIODeadline.now() + .nanoseconds(Int64(max(0, $0.timeIntervalSinceNow) * 1_000_000_000)) }
+            guard let client = client(for: request.proxy) else { throw HTTPClientError.alreadyShutdown }
             let task = client.execute(request: clientRequest, delegate: exchange, deadline: deadline)
             exchange.start(task)
         } catch {
@@ -69,6 +114,19 @@ final class AsyncHTTPClientTransport: Transport {
     }
 
     func shutdown(completion: @escaping @Sendable () -> Void) {
-        client.shutdown { _ in completion() }
+        let proxied = proxiedClients.withLockedValue { clients in
+            defer { clients = nil }
+            return clients.map { Array($0.values) } ?? []
+        }
+        let remaining = NIOLockedValueBox(proxied.count + 1)
+        for client in proxied + [directClient] {
+            client.shutdown { _ in
+                let isLast = remaining.withLockedValue { count -> Bool in
+                    count -= 1
+                    return count == 0
+                }
+                if isLast { completion() }
+            }
+        }
     }
 }

@@ -15,6 +15,14 @@ enum TransportErrorMapping {
     /// The URLError for `error`, carrying the failing URL and the original error as underlying error.
     static func urlError(for error: any Error, url: URL) -> URLError {
         if let urlError = error as? URLError { return urlError }
+        if let clientError = error as? HTTPClientError, clientError == .proxyAuthenticationRequired {
+            return URLError(.userAuthenticationRequired, userInfo: [
+                NSURLErrorFailingURLErrorKey: url,
+                NSUnderlyingErrorKey: error as NSError,
+                NSLocalizedDescriptionKey: "The proxy answered 407 Proxy Authentication Required and no credential was accepted: "
+                    + "give one with authenticate(...), the credential storage (a proxy protection space) or the proxy URL.",
+            ])
+        }
         return URLError(code(for: error), userInfo: [
             NSURLErrorFailingURLErrorKey: url,
             NSUnderlyingErrorKey: error as NSError,
@@ -44,8 +52,11 @@ enum TransportErrorMapping {
             }
         case is CancellationError: return .cancelled
         default:
-            // NIOSSL's errors are matched by name so this file needs no TLS import.
-            return String(reflecting: type(of: error)).contains("NIOSSL") ? .secureConnectionFailed : .unknown
+            // NIOSSL's and NIOSOCKS's errors are matched by name so this file needs no TLS or SOCKS
+            // import; a SOCKS proxy that refuses or fails the connect request leaves the host unreached.
+            let typeName = String(reflecting: type(of: error))
+            if typeName.contains("NIOSSL") { return .secureConnectionFailed }
+            return typeName.contains("SOCKS") ? .cannotConnectToHost : .unknown
         }
     }
 
@@ -58,7 +69,8 @@ enum TransportErrorMapping {
         case .remoteConnectionClosed, .uncleanShutdown: return .networkConnectionLost
         case .invalidURL, .emptyHost, .emptyScheme, .missingSocketPath: return .badURL
         case .proxyAuthenticationRequired: return .userAuthenticationRequired
-        case .invalidProxyResponse: return .badServerResponse
+        // The proxy refused the tunnel (403, 502...): the origin could not be reached through it.
+        case .invalidProxyResponse: return .cannotConnectToHost
         default:
             return String(describing: error).contains("unsupportedScheme") ? .unsupportedURL : .unknown
         }

@@ -15,6 +15,8 @@ public struct TransportRequest: Sendable {
     public var idleTimeout: TimeInterval
     /// Latest moment the exchange may end; past it the exchange fails with `.timedOut`.
     public var deadline: Date?
+    /// The proxy to go through, or nil for a direct connection.
+    public var proxy: TransportProxy?
 
     /// Creates a request description.
     public init(url: URL,
@@ -22,13 +24,15 @@ public struct TransportRequest: Sendable {
                 headerFields: [HTTPHeader],
                 body: TransportRequestBody? = nil,
                 idleTimeout: TimeInterval = 60,
-                deadline: Date? = nil) {
+                deadline: Date? = nil,
+                proxy: TransportProxy? = nil) {
         self.url = url
         self.method = method
         self.headerFields = headerFields
         self.body = body
         self.idleTimeout = idleTimeout
         self.deadline = deadline
+        self.proxy = proxy
     }
 }
 

@@ -1,0 +1,45 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// A proxy's 407 is answered as a server's 401 is (Request+Authentication.swift): once per attempt,
+// with `Request.credential`, else the credential stored for the proxy's protection space, as Basic
+// `Proxy-Authorization`.
+//
+// AsyncHTTPClient reaches every URL through an HTTP proxy with a `CONNECT` tunnel; a 407 refusing
+// that tunnel ends the hop as `URLError(.userAuthenticationRequired)` before any response exists,
+// and the challenge's realm and scheme are not passed on. Lupine then sends the hop again on a
+// connection whose `CONNECT` carries the credential. The credential is kept per proxy and sent only
+// to that proxy, never to an origin, so a redirect cannot carry it elsewhere.
+extension Request {
+    /// The `Proxy-Authorization` an earlier 407 of this request was answered with, for `proxy`.
+    func proxyAuthorizationAnswer(for proxy: TransportProxy?) -> String? {
+        guard let proxy, proxy.kind == .http else { return nil }
+        return mutableState.withLockedValue { $0.proxyAuthorizations[Self.key(of: proxy)] }
+    }
+
+    /// Whether a hop that failed with `failure` was refused by `proxy` with 407 and can be
+    /// answered; the answer is then recorded for the next hop.
+    func answersProxyChallenge(failure: URLError, proxy: TransportProxy?) -> Bool {
+        guard failure.code == .userAuthenticationRequired, let proxy, proxy.kind == .http,
+              let session = delegate as? Session else { return false }
+        let attempt = retryCount
+        let alreadyAnswered = mutableState.withLockedValue { state -> Bool in
+            defer { state.proxyChallengeAnsweredInAttempt = attempt }
+            return state.proxyChallengeAnsweredInAttempt == attempt
+        }
+        guard !alreadyAnswered,
+              let credential = credential ?? session.storedProxyCredential(for: proxy),
+              let user = credential.user, let password = credential.password else { return false }
+        let authorization = TransportProxy.basicAuthorization(user: user, password: password)
+        // The same answer again would be refused again.
+        guard authorization != proxy.authorization else { return false }
+        mutableState.withLockedValue { $0.proxyAuthorizations[Self.key(of: proxy)] = authorization }
+        return true
+    }
+
+    private static func key(of proxy: TransportProxy) -> String {
+        "\(proxy.host.lowercased()):\(proxy.port)"
+    }
+}
