@@ -76,7 +76,10 @@ import Testing
         let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: expired)
         let outcomes = await sendConcurrently(20, to: authenticator, with: interceptor)
         #expect(outcomes.allSatisfy { $0.response.error == nil })
-        #expect(outcomes.allSatisfy { $0.retryCount == 1 })
+        // A request a loaded machine starts after the refresh ended is sent with the new token at
+        // once (retryCount 0); none is retried twice.
+        #expect(outcomes.allSatisfy { $0.retryCount <= 1 })
+        #expect(outcomes.contains { $0.retryCount == 1 })
         #expect(outcomes.allSatisfy { $0.sentToken == "Bearer \(authenticator.key)-3" })
         #expect(authenticator.refreshes.current == 1)
         #expect(try await authenticator.issuedCount() == 3)
