@@ -1,0 +1,66 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension Session: RequestDelegate {
+    /// The configuration requests read (cURL descriptions, default headers).
+    public var sessionConfiguration: URLSessionConfiguration { configuration }
+
+    /// `startRequestsImmediately`.
+    public var startImmediately: Bool { startRequestsImmediately }
+
+    /// Starts the setup of `request` (called on its first resume in lazy mode).
+    public func readyToPerform(request: Request) {
+        rootQueue.async {
+            guard request.mutableState.withLockedValue({ $0.lifecycle.beginPreparing() }) else { return }
+            guard let convertible = request.urlRequestConvertible else {
+                request.finish(error: .createURLRequestFailed(error: URLError(.unsupportedURL)))
+                return
+            }
+            self.setUp(request, from: convertible)
+        }
+    }
+
+    /// Forgets a finished request.
+    public func cleanup(after request: Request) {
+        activeRequests.withLockedValue { _ = $0.remove(request) }
+    }
+
+    /// Asks the combined interceptor whether `request` is retried; the answer arrives on `rootQueue`.
+    public func retryResult(for request: Request, dueTo error: AFError, completion: @escaping @Sendable (RetryResult) -> Void) {
+        guard let retrier = combinedInterceptor(for: request) else {
+            rootQueue.async { completion(.doNotRetry) }
+            return
+        }
+        retrier.retry(request, for: self, dueTo: error) { result in
+            self.rootQueue.async {
+                guard let retryError = result.error else {
+                    completion(result)
+                    return
+                }
+                completion(.doNotRetryWithError(retryError))
+            }
+        }
+    }
+
+    /// Sends `request` again, after `timeDelay` seconds when given.
+    public func retryRequest(_ request: Request, withDelay timeDelay: TimeInterval?) {
+        rootQueue.async {
+            guard request.mutableState.withLockedValue({ $0.lifecycle.scheduleRetry() }) else {
+                request.finish()
+                return
+            }
+            let retry: @Sendable () -> Void = {
+                guard !request.isCancelled else { return }
+                request.prepareForRetry()
+                self.readyToPerform(request: request)
+            }
+            if let timeDelay, timeDelay > 0 {
+                self.delayScheduler.schedule(after: timeDelay, on: self.rootQueue, retry)
+            } else {
+                retry()
+            }
+        }
+    }
+}
