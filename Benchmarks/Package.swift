@@ -12,12 +12,25 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
     ],
     targets: [
+        // The clients and the scenarios, shared by the benchmark and bench-profile.
+        .target(
+            name: "BenchmarkClients",
+            dependencies: [
+                .product(name: "Lupine", package: "Lupine"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        // One scenario with one client outside the harness: for callgrind/perf, context switches
+        // per request and the connections opened.
+        .executableTarget(
+            name: "bench-profile",
+            dependencies: ["BenchmarkClients"]
+        ),
         .executableTarget(
             name: "HTTPClients",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "Lupine", package: "Lupine"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "BenchmarkClients",
             ],
             path: "Benchmarks/HTTPClients",
             plugins: [

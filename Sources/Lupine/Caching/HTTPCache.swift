@@ -16,7 +16,7 @@ struct HTTPCache: @unchecked Sendable {
     /// What the cache does for one hop, decided before the network is used.
     func action(for request: URLRequest, policy: URLRequest.CachePolicy, now: Date = Date()) -> HTTPCacheAction {
         guard let url = request.url else { return .load }
-        let stored = urlCache.cachedResponse(for: Self.key(url)).flatMap(StoredResponse.init)
+        let stored = lookUp(url, policy: policy)
         let decision = HTTPCacheRules.decision(method: request.httpMethod ?? "GET",
                                                requestHeaders: request.allHTTPHeaderFields ?? [:],
                                                policy: policy,
@@ -52,11 +52,17 @@ struct HTTPCache: @unchecked Sendable {
         let entry = HTTPCacheEntry(statusCode: response.statusCode, headerFields: headerFields,
                                    requestTime: requestTime, responseTime: responseTime,
                                    varyValues: HTTPCacheRules.varyValues(responseHeaders: headerFields, requestHeaders: requestHeaders))
-        let proposed = CachedURLResponse(response: response, data: data, userInfo: entry.userInfo, storagePolicy: .allowed)
+        // A response with neither freshness nor validators is stale at once and cannot be
+        // revalidated: only `returnCacheData...` policies can use it. It is kept in memory only,
+        // sparing corelibs' disk cache (an archive, a directory scan and a file per response).
+        let isUsefulLater = HTTPCacheRules.hasFreshnessOrValidators(headerFields)
+        let proposed = CachedURLResponse(response: response, data: data, userInfo: entry.userInfo,
+                                         storagePolicy: isUsefulLater ? .allowed : .allowedInMemoryOnly)
         let cache = urlCache
         let store: (CachedURLResponse?) -> Void = { chosen in
             guard let chosen else { return }
             cache.storeCachedResponse(chosen, for: Self.key(url))
+            URLCacheMissMemo.shared.forget(url, in: cache)
         }
         if let handler {
             handler.dataTask(task, willCacheResponse: proposed, completion: store)
@@ -79,12 +85,25 @@ struct HTTPCache: @unchecked Sendable {
         let cached = CachedURLResponse(response: response, data: stored.data,
                                        userInfo: entry.userInfo, storagePolicy: stored.cached.storagePolicy)
         urlCache.storeCachedResponse(cached, for: Self.key(url))
+        URLCacheMissMemo.shared.forget(url, in: urlCache)
         return StoredResponse(cached) ?? stored
     }
 
     /// Forgets the response stored for `url` (an unsafe method changed the resource).
     func invalidate(_ url: URL) {
         urlCache.removeCachedResponse(for: Self.key(url))
+    }
+
+    /// The stored response for `url`, skipping the cache when it was found not to hold one (under
+    /// the default policy; see `URLCacheMissMemo`).
+    private func lookUp(_ url: URL, policy: URLRequest.CachePolicy) -> StoredResponse? {
+        let usesMemo = policy == .useProtocolCachePolicy
+        if usesMemo, URLCacheMissMemo.shared.isKnownMiss(url, in: urlCache) { return nil }
+        guard let cached = urlCache.cachedResponse(for: Self.key(url)) else {
+            if usesMemo { URLCacheMissMemo.shared.recordMiss(url, in: urlCache) }
+            return nil
+        }
+        return StoredResponse(cached)
     }
 
     /// The request entries are stored under: only the URL counts, whatever the request's policy.

@@ -110,6 +110,15 @@ enum HTTPCacheRules {
             || value(of: "Expires", in: responseHeaders) != nil
     }
 
+    /// Whether a response carries explicit freshness (`max-age`, `s-maxage`, `Expires`) or a
+    /// validator (`ETag`, `Last-Modified`): without any, a stored copy is never fresh and cannot be
+    /// revalidated.
+    static func hasFreshnessOrValidators(_ responseHeaders: [String: String]) -> Bool {
+        let control = cacheControl(responseHeaders)
+        return control.has("max-age") || control.has("s-maxage")
+            || ["Expires", "ETag", "Last-Modified"].contains { value(of: $0, in: responseHeaders) != nil }
+    }
+
     /// The request header values a stored response must be matched on: every name its `Vary`
     /// lists, with the value the request carried (absent when it carried none).
     static func varyValues(responseHeaders: [String: String], requestHeaders: [String: String]) -> [String: String] {
@@ -193,7 +202,7 @@ enum HTTPCacheRules {
                         requestTime: Date, responseTime: Date) -> HTTPCacheEntry {
         var fields = entry.headerFields
         for (name, value) in notModifiedHeaders where !fieldsKeptOnUpdate.contains(name.lowercased()) {
-            for existing in fields.keys where existing.caseInsensitiveCompare(name) == .orderedSame {
+            for existing in fields.keys where existing.lupineEqualsIgnoringASCIICase(name) {
                 fields[existing] = nil
             }
             fields[name] = value
@@ -215,7 +224,7 @@ enum HTTPCacheRules {
 
     static func value(of name: String, in headers: [String: String]) -> String? {
         if let exact = headers[name] { return exact }
-        return headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+        return headers.first { $0.key.lupineEqualsIgnoringASCIICase(name) }?.value
     }
 
     private static func cacheControl(_ headers: [String: String]) -> CacheControl {

@@ -26,7 +26,7 @@ struct StoredResponse: @unchecked Sendable {
     /// The head delivered in place of the network's: the stored status and header fields, with
     /// an `Age` field giving the response's current age (RFC 9111, section 5.1).
     func head(at now: Date = Date()) -> TransportResponseHead {
-        var fields = entry.headerFields.filter { $0.key.caseInsensitiveCompare("Age") != .orderedSame }
+        var fields = entry.headerFields.filter { !$0.key.lupineEqualsIgnoringASCIICase("Age") }
         fields["Age"] = String(Int(max(0, HTTPCacheRules.currentAge(entry, now: now))))
         return TransportResponseHead(statusCode: entry.statusCode, httpVersion: httpVersion,
                                      headerFields: fields.sorted { $0.key.lowercased() < $1.key.lowercased() }

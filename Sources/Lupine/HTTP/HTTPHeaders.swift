@@ -118,8 +118,7 @@ public struct HTTPHeaders: Equatable, Hashable, Sendable {
     }
 
     private func index(ofName name: String) -> Int? {
-        let lowercasedName = name.lowercased()
-        return headers.firstIndex { $0.name.lowercased() == lowercasedName }
+        headers.firstIndex { $0.name.lupineEqualsIgnoringASCIICase(name) }
     }
 }
 

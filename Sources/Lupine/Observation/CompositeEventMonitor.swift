@@ -12,11 +12,14 @@ public final class CompositeEventMonitor: EventMonitor {
     public let monitors: [any EventMonitor]
     /// Where members that keep the default queue receive their events (Linux).
     private let defaultMemberQueue: DispatchQueue
+    /// One mailbox per member, on the member's queue.
+    private let mailboxes: [EventMailbox]
 
     init(monitors: [any EventMonitor], queue: DispatchQueue, defaultMemberQueue: DispatchQueue) {
         self.monitors = monitors
         self.queue = queue
         self.defaultMemberQueue = defaultMemberQueue
+        mailboxes = monitors.map { EventMailbox(queue: $0.queue.resolvingLupineDefault(to: defaultMemberQueue)) }
     }
 
     /// A composite with `monitors` appended after this one's members.
@@ -25,8 +28,8 @@ public final class CompositeEventMonitor: EventMonitor {
     }
 
     func performEvent(_ event: @escaping @Sendable (any EventMonitor) -> Void) {
-        for monitor in monitors {
-            monitor.queue.resolvingLupineDefault(to: defaultMemberQueue).async { event(monitor) }
+        for (monitor, mailbox) in zip(monitors, mailboxes) {
+            mailbox.post { event(monitor) }
         }
     }
 

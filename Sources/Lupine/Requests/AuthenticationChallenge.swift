@@ -17,7 +17,7 @@ struct AuthenticationChallenge: Equatable {
     /// The challenge to answer among the response's fields: Digest is preferred, as URLSession does.
     static func answerable(in fields: [HTTPHeader]) -> AuthenticationChallenge? {
         let challenges = fields
-            .filter { $0.name.caseInsensitiveCompare("WWW-Authenticate") == .orderedSame }
+            .filter { $0.name.lupineEqualsIgnoringASCIICase("WWW-Authenticate") }
             .compactMap { AuthenticationChallenge(field: $0.value) }
         return challenges.first { $0.scheme == "digest" && DigestAnswer(challenge: $0) != nil }
             ?? challenges.first { $0.scheme == "basic" }

@@ -38,10 +38,10 @@ extension Request {
         }
 
         var headers = HTTPHeaders()
-        for header in configuration?.headers ?? HTTPHeaders() where header.name.caseInsensitiveCompare("Cookie") != .orderedSame {
+        for header in configuration?.headers ?? HTTPHeaders() where !header.name.lupineEqualsIgnoringASCIICase("Cookie") {
             headers.update(header)
         }
-        for header in request.headers where header.name.caseInsensitiveCompare("Cookie") != .orderedSame {
+        for header in request.headers where !header.name.lupineEqualsIgnoringASCIICase("Cookie") {
             headers.update(header)
         }
         for header in headers {

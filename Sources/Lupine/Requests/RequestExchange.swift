@@ -64,7 +64,7 @@ final class RequestExchange: TransportEvents {
             challengeAnswer.withLockedValue { $0 = answered }
             return .proceed
         }
-        let location = head.headerFields.first { $0.name.caseInsensitiveCompare("Location") == .orderedSame }?.value
+        let location = head.headerFields.first { $0.name.lupineEqualsIgnoringASCIICase("Location") }?.value
         let decision = RedirectRules.decision(for: urlRequest, statusCode: head.statusCode, location: location,
                                               redirectsSoFar: request.redirectsSoFar)
         switch decision {

@@ -18,7 +18,7 @@ extension DataRequest {
                                             serializationDuration: 0, result: result,
                                             timeline: self.timeline.serialized(at: Date()))
                 self.notify { $0.request(self, didParseResponse: response) }
-                self.responseSerializerDidComplete { queue.async { completionHandler(response) } }
+                self.responseSerializerDidComplete { queue.lupineAsync { completionHandler(response) } }
             }
         }
         return self
@@ -57,7 +57,7 @@ extension DataRequest {
                                          result: AFResult<Serializer.SerializedObject>.failure(error),
                                          timeline: dataResponse.timeline)
                         } ?? dataResponse
-                        queue.async { completionHandler(delivered) }
+                        queue.lupineAsync { completionHandler(delivered) }
                     }
                 }
             }

@@ -10,9 +10,9 @@ public struct DataTask<Value>: Sendable where Value: Sendable {
     /// request is cancelled when the awaiting task is.
     public var response: DataResponse<Value, AFError> {
         get async {
-            guard shouldAutomaticallyCancel else { return await task.value }
+            guard shouldAutomaticallyCancel else { return await pending.value }
             return await withTaskCancellationHandler {
-                await task.value
+                await pending.value
             } onCancel: {
                 cancel()
             }
@@ -30,18 +30,18 @@ public struct DataTask<Value>: Sendable where Value: Sendable {
     }
 
     private let request: DataRequest
-    private let task: Task<DataResponse<Value, AFError>, Never>
+    private let pending: PendingResponse<DataResponse<Value, AFError>>
     private let shouldAutomaticallyCancel: Bool
 
-    init(request: DataRequest, task: Task<DataResponse<Value, AFError>, Never>, shouldAutomaticallyCancel: Bool) {
+    init(request: DataRequest, pending: PendingResponse<DataResponse<Value, AFError>>, shouldAutomaticallyCancel: Bool) {
         self.request = request
-        self.task = task
+        self.pending = pending
         self.shouldAutomaticallyCancel = shouldAutomaticallyCancel
     }
 
     /// Cancels the task and the request.
     public func cancel() {
-        task.cancel()
+        request.cancel()
     }
 
     /// Resumes the request.
@@ -100,7 +100,7 @@ extension DataRequest {
                                                                     automaticallyCancelling shouldAutomaticallyCancel: Bool = true)
         -> DataTask<Serializer.SerializedObject> {
         dataTask(automaticallyCancelling: shouldAutomaticallyCancel) { [self] completion in
-            response(queue: underlyingQueue, responseSerializer: serializer, completionHandler: completion)
+            response(queue: .lupineInline, responseSerializer: serializer, completionHandler: completion)
         }
     }
 
@@ -109,24 +109,17 @@ extension DataRequest {
                                                                                 automaticallyCancelling shouldAutomaticallyCancel: Bool = true)
         -> DataTask<Serializer.SerializedObject> {
         dataTask(automaticallyCancelling: shouldAutomaticallyCancel) { [self] completion in
-            response(queue: underlyingQueue, responseSerializer: serializer, completionHandler: completion)
+            response(queue: .lupineInline, responseSerializer: serializer, completionHandler: completion)
         }
     }
 
-    /// Starts the internal task that registers the response handler now (which may resume the
-    /// request), so that awaiting later never misses the response.
+    /// Registers the response handler now (which may resume the request); its response waits in
+    /// a `PendingResponse` for whoever awaits the task.
     private func dataTask<Value>(automaticallyCancelling shouldAutomaticallyCancel: Bool,
                                  register: @escaping @Sendable (@escaping @Sendable (AFDataResponse<Value>) -> Void) -> Void) -> DataTask<Value> {
         if shouldAutomaticallyCancel, Task.isCancelled { cancel() }
-        let task = Task {
-            await withTaskCancellationHandler {
-                await withCheckedContinuation { continuation in
-                    register { continuation.resume(returning: $0) }
-                }
-            } onCancel: {
-                self.cancel()
-            }
-        }
-        return DataTask(request: self, task: task, shouldAutomaticallyCancel: shouldAutomaticallyCancel)
+        let pending = PendingResponse<DataResponse<Value, AFError>>()
+        register { pending.fulfil($0) }
+        return DataTask(request: self, pending: pending, shouldAutomaticallyCancel: shouldAutomaticallyCancel)
     }
 }

@@ -23,7 +23,7 @@ extension DownloadRequest {
                                                 resumeData: self.resumeData, metrics: nil, serializationDuration: 0,
                                                 result: result, timeline: self.timeline.serialized(at: Date()))
                 self.notify { $0.request(self, didParseResponse: response) }
-                self.responseSerializerDidComplete { queue.async { completionHandler(response) } }
+                self.responseSerializerDidComplete { queue.lupineAsync { completionHandler(response) } }
             }
         }
         return self
@@ -64,7 +64,7 @@ extension DownloadRequest {
                                              result: AFResult<Serializer.SerializedObject>.failure(error),
                                              timeline: downloadResponse.timeline)
                         } ?? downloadResponse
-                        queue.async { completionHandler(delivered) }
+                        queue.lupineAsync { completionHandler(delivered) }
                     }
                 }
             }

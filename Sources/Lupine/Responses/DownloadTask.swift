@@ -10,9 +10,9 @@ public struct DownloadTask<Value>: Sendable where Value: Sendable {
     /// request is cancelled when the awaiting task is.
     public var response: DownloadResponse<Value, AFError> {
         get async {
-            guard shouldAutomaticallyCancel else { return await task.value }
+            guard shouldAutomaticallyCancel else { return await pending.value }
             return await withTaskCancellationHandler {
-                await task.value
+                await pending.value
             } onCancel: {
                 cancel()
             }
@@ -30,18 +30,18 @@ public struct DownloadTask<Value>: Sendable where Value: Sendable {
     }
 
     private let request: DownloadRequest
-    private let task: Task<AFDownloadResponse<Value>, Never>
+    private let pending: PendingResponse<AFDownloadResponse<Value>>
     private let shouldAutomaticallyCancel: Bool
 
-    init(request: DownloadRequest, task: Task<AFDownloadResponse<Value>, Never>, shouldAutomaticallyCancel: Bool) {
+    init(request: DownloadRequest, pending: PendingResponse<AFDownloadResponse<Value>>, shouldAutomaticallyCancel: Bool) {
         self.request = request
-        self.task = task
+        self.pending = pending
         self.shouldAutomaticallyCancel = shouldAutomaticallyCancel
     }
 
     /// Cancels the task and the download (without resume data).
     public func cancel() {
-        task.cancel()
+        request.cancel()
     }
 
     /// Resumes the download.
@@ -105,7 +105,7 @@ extension DownloadRequest {
                                                                     automaticallyCancelling shouldAutomaticallyCancel: Bool = true)
         -> DownloadTask<Serializer.SerializedObject> {
         downloadTask(automaticallyCancelling: shouldAutomaticallyCancel) { [self] completion in
-            response(queue: underlyingQueue, responseSerializer: serializer, completionHandler: completion)
+            response(queue: .lupineInline, responseSerializer: serializer, completionHandler: completion)
         }
     }
 
@@ -114,25 +114,18 @@ extension DownloadRequest {
                                                                                     automaticallyCancelling shouldAutomaticallyCancel: Bool = true)
         -> DownloadTask<Serializer.SerializedObject> {
         downloadTask(automaticallyCancelling: shouldAutomaticallyCancel) { [self] completion in
-            response(queue: underlyingQueue, responseSerializer: serializer, completionHandler: completion)
+            response(queue: .lupineInline, responseSerializer: serializer, completionHandler: completion)
         }
     }
 
-    /// Starts the internal task that registers the response handler now (which may resume the
-    /// request), so that awaiting later never misses the response.
+    /// Registers the response handler now (which may resume the request); its response waits in
+    /// a `PendingResponse` for whoever awaits the task.
     private func downloadTask<Value>(automaticallyCancelling shouldAutomaticallyCancel: Bool,
                                      register: @escaping @Sendable (@escaping @Sendable (AFDownloadResponse<Value>) -> Void) -> Void)
         -> DownloadTask<Value> {
         if shouldAutomaticallyCancel, Task.isCancelled { cancel() }
-        let task = Task {
-            await withTaskCancellationHandler {
-                await withCheckedContinuation { continuation in
-                    register { continuation.resume(returning: $0) }
-                }
-            } onCancel: {
-                self.cancel()
-            }
-        }
-        return DownloadTask(request: self, task: task, shouldAutomaticallyCancel: shouldAutomaticallyCancel)
+        let pending = PendingResponse<AFDownloadResponse<Value>>()
+        register { pending.fulfil($0) }
+        return DownloadTask(request: self, pending: pending, shouldAutomaticallyCancel: shouldAutomaticallyCancel)
     }
 }

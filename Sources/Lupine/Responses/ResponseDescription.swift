@@ -86,7 +86,7 @@ enum ResponseDescription {
     /// `[Body]: None` when there is none.
     static func describe(body: Data?, headers: [String: String]) -> String {
         guard let body, !body.isEmpty else { return "[Body]: None" }
-        let contentType = headers.first { $0.key.caseInsensitiveCompare("Content-Type") == .orderedSame }?.value
+        let contentType = headers.first { $0.key.lupineEqualsIgnoringASCIICase("Content-Type") }?.value
         guard body.count <= maximumPrintableBodyLength,
               let contentType,
               printableContentTypeFragments.contains(where: { contentType.contains($0) })

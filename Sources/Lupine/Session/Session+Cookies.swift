@@ -28,7 +28,7 @@ extension Session {
     func storeCookies(from head: TransportResponseHead, for request: URLRequest) {
         guard request.httpShouldHandleCookies, let url = request.url, let jar = cookieJar else { return }
         let lines = head.headerFields
-            .filter { $0.name.caseInsensitiveCompare("Set-Cookie") == .orderedSame }
+            .filter { $0.name.lupineEqualsIgnoringASCIICase("Set-Cookie") }
             .map(\.value)
         guard !lines.isEmpty else { return }
         jar.store(lines, from: url, mainDocumentURL: request.mainDocumentURL)

@@ -19,8 +19,11 @@ extension Session {
         return request
     }
 
+    /// The queue a new request's events and state changes run on: the root queue, as in
+    /// Alamofire (a queue per request cost an allocation and a dispatch wake-up per request, and
+    /// bought nothing: request state is lock-protected).
     func makeUnderlyingQueue() -> DispatchQueue {
-        DispatchQueue(label: "lupine.request.underlyingQueue", target: rootQueue)
+        rootQueue
     }
 }
 

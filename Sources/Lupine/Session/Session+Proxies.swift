@@ -23,7 +23,7 @@ extension Session {
     func proxy(for url: URL, headerFields: inout [HTTPHeader]) -> TransportProxy? {
         guard var proxy = proxySettings.proxy(for: url) else { return nil }
         let isProxyAuthorization = { (field: HTTPHeader) in
-            field.name.caseInsensitiveCompare("Proxy-Authorization") == .orderedSame
+            field.name.lupineEqualsIgnoringASCIICase("Proxy-Authorization")
         }
         if let given = headerFields.first(where: isProxyAuthorization), proxy.kind == .http, proxy.authorization == nil {
             proxy.authorization = given.value

@@ -12,7 +12,7 @@ extension Session: RequestDelegate {
 
     /// Starts the setup of `request` (called on its first resume in lazy mode).
     public func readyToPerform(request: Request) {
-        rootQueue.async {
+        onRootQueue {
             guard request.mutableState.withLockedValue({ $0.lifecycle.beginPreparing() }) else { return }
             guard let convertible = request.urlRequestConvertible else {
                 request.finish(error: .createURLRequestFailed(error: URLError(.unsupportedURL)))

@@ -6,6 +6,19 @@ import FoundationNetworking
 // How a Session sets a request up: registration, URLRequest creation, adaptation and the body
 // of an upload, before the request drives its own exchange.
 extension Session {
+    /// Marks the root queue of a Session, so that work already running there is not dispatched again.
+    static let rootQueueKey = DispatchSpecificKey<RootQueueMarker>()
+
+    /// Runs `work` now when called on this Session's root queue (or a queue targeting it), else
+    /// dispatches it there. Each saved dispatch is a thread wake-up saved on every request.
+    func onRootQueue(_ work: @escaping @Sendable () -> Void) {
+        if DispatchQueue.getSpecific(key: Self.rootQueueKey)?.owner == ObjectIdentifier(self) {
+            work()
+        } else {
+            rootQueue.async(execute: work)
+        }
+    }
+
     /// Registers a new request and starts its setup now (eager) or on first resume (lazy).
     func perform(_ request: Request) {
         activeRequests.withLockedValue { _ = $0.insert(request) }
@@ -24,18 +37,34 @@ extension Session {
 
     /// Builds, validates and adapts the URLRequest of `request`, then hands it to the request.
     func setUp(_ request: Request, from convertible: any URLRequestConvertible) {
+        // Called on the root queue (`readyToPerform`).
+        guard !setsUpOnRootQueue else {
+            guard !request.isCancelled else { return }
+            switch Self.makeInitialRequest(from: convertible) {
+            case let .success(initialRequest): adapt(initialRequest, for: request)
+            case let .failure(error): request.didFailToCreateURLRequest(with: error)
+            }
+            return
+        }
         requestQueue.async {
             guard !request.isCancelled else { return }
-            let initialRequest: URLRequest
-            do {
-                initialRequest = try convertible.asURLRequest()
-                try initialRequest.lupineValidateForSending()
-            } catch {
-                let afError = error.asAFError ?? .createURLRequestFailed(error: error)
-                self.rootQueue.async { request.didFailToCreateURLRequest(with: afError) }
-                return
+            let result = Self.makeInitialRequest(from: convertible)
+            self.rootQueue.async {
+                switch result {
+                case let .success(initialRequest): self.adapt(initialRequest, for: request)
+                case let .failure(error): request.didFailToCreateURLRequest(with: error)
+                }
             }
-            self.rootQueue.async { self.adapt(initialRequest, for: request) }
+        }
+    }
+
+    private static func makeInitialRequest(from convertible: any URLRequestConvertible) -> Result<URLRequest, AFError> {
+        do {
+            let initialRequest = try convertible.asURLRequest()
+            try initialRequest.lupineValidateForSending()
+            return .success(initialRequest)
+        } catch {
+            return .failure(error.asAFError ?? .createURLRequestFailed(error: error))
         }
     }
 

@@ -46,6 +46,9 @@ open class Session: @unchecked Sendable {
     let transport: any Transport
     /// Where handlers and monitors given the default queue run on Linux (serial, owned here).
     let callbackQueue: DispatchQueue
+    /// True when `requestQueue` is the Session's own, which targets the root queue: URLRequests are
+    /// then made on the root queue directly, saving a hand-off per request with the same ordering.
+    let setsUpOnRootQueue: Bool
     /// How retry delays are waited for; replaced in tests so that they do not sleep.
     var delayScheduler: any DelayScheduler {
         get { schedulerBox.withLockedValue { $0 } }
@@ -119,6 +122,7 @@ open class Session: @unchecked Sendable {
         self.startRequestsImmediately = startRequestsImmediately
         self.requestSetup = requestSetup
         self.requestQueue = requestQueue ?? DispatchQueue(label: "\(serialRootQueue.label).requestQueue", target: serialRootQueue)
+        setsUpOnRootQueue = requestQueue == nil
         self.serializationQueue = serializationQueue ?? DispatchQueue(label: "\(serialRootQueue.label).serializationQueue", target: serialRootQueue)
         self.interceptor = interceptor
         self.redirectHandler = redirectHandler
@@ -126,6 +130,7 @@ open class Session: @unchecked Sendable {
         let callbackQueue = DispatchQueue(label: "lupine.session.callbackQueue")
         self.callbackQueue = callbackQueue
         self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors, queue: serialRootQueue, defaultMemberQueue: callbackQueue)
+        serialRootQueue.setSpecific(key: Self.rootQueueKey, value: RootQueueMarker(owner: ObjectIdentifier(self)))
     }
 
     deinit {

@@ -64,9 +64,9 @@ final class AsyncHTTPClientTransport: Transport {
             var authorization: HTTPClient.Authorization?
             if let value = proxy.authorization {
                 let parts = value.split(separator: " ", maxSplits: 1).map(String.init)
-                if parts.count == 2, parts[0].caseInsensitiveCompare("Basic") == .orderedSame {
+                if parts.count == 2, parts[0].lupineEqualsIgnoringASCIICase("Basic") {
                     authorization = .basic(credentials: parts[1].trimmingCharacters(in: .whitespaces))
-                } else if parts.count == 2, parts[0].caseInsensitiveCompare("Bearer") == .orderedSame {
+                } else if parts.count == 2, parts[0].lupineEqualsIgnoringASCIICase("Bearer") {
                     authorization = .bearer(tokens: parts[1].trimmingCharacters(in: .whitespaces))
                 }
             }

@@ -88,7 +88,7 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
     override func openExchange(_ transportRequest: TransportRequest, on session: Session, events: any TransportEvents) -> any TransportTask {
         var handshakeRequest = transportRequest
         if let subprotocol = configuration.protocol,
-           !handshakeRequest.headerFields.contains(where: { $0.name.caseInsensitiveCompare("Sec-WebSocket-Protocol") == .orderedSame }) {
+           !handshakeRequest.headerFields.contains(where: { $0.name.lupineEqualsIgnoringASCIICase("Sec-WebSocket-Protocol") }) {
             handshakeRequest.headerFields.append(.websocketProtocol(subprotocol))
         }
         let settings = WebSocketConnection.Settings(maximumMessageSize: configuration.maximumMessageSize,

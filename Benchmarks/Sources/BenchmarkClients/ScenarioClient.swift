@@ -1,7 +1,7 @@
 import Foundation
 
 /// What each client under comparison does in the scenarios.
-protocol ScenarioClient: Sendable {
+public protocol ScenarioClient: Sendable {
     var name: String { get }
     /// GETs a small body into memory.
     func get(_ url: String) async throws
@@ -13,18 +13,18 @@ protocol ScenarioClient: Sendable {
     func post(_ body: Data, to url: String) async throws
 }
 
-enum ScenarioError: Error {
+public enum ScenarioError: Error {
     case wrongSize(Int)
     case badStatus(Int)
 }
 
 /// A file name in the temporary directory for one download.
-func temporaryDownloadURL() -> URL {
+public func temporaryDownloadURL() -> URL {
     FileManager.default.temporaryDirectory.appendingPathComponent("lupine-bench-\(UUID().uuidString)")
 }
 
 /// The length of a file, which is then removed.
-func sizeOfFileThenRemove(_ url: URL) throws -> Int {
+public func sizeOfFileThenRemove(_ url: URL) throws -> Int {
     defer { try? FileManager.default.removeItem(at: url) }
     let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber
     return size?.intValue ?? -1

@@ -4,23 +4,24 @@ import FoundationNetworking
 #endif
 
 /// URLSession (swift-corelibs-foundation's, on curl, on Linux): what Alamofire runs on there.
-struct URLSessionClient: ScenarioClient {
-    let name = "URLSession"
+public struct URLSessionClient: ScenarioClient {
+    public init() {}
+    public let name = "URLSession"
     let session: URLSession = {
         let configuration = URLSessionConfiguration.default
         configuration.urlCache = nil
         return URLSession(configuration: configuration)
     }()
 
-    func get(_ url: String) async throws {
+    public func get(_ url: String) async throws {
         _ = try await data(for: URLRequest(url: try parsed(url)))
     }
 
-    func bodyByteCount(_ url: String) async throws -> Int {
+    public func bodyByteCount(_ url: String) async throws -> Int {
         try await data(for: URLRequest(url: try parsed(url))).count
     }
 
-    func downloadByteCount(_ url: String) async throws -> Int {
+    public func downloadByteCount(_ url: String) async throws -> Int {
         let request = URLRequest(url: try parsed(url))
         let destination = temporaryDownloadURL()
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -39,7 +40,7 @@ struct URLSessionClient: ScenarioClient {
         return try sizeOfFileThenRemove(destination)
     }
 
-    func post(_ body: Data, to url: String) async throws {
+    public func post(_ body: Data, to url: String) async throws {
         var request = URLRequest(url: try parsed(url))
         request.httpMethod = "POST"
         request.httpBody = body

@@ -1,0 +1,74 @@
+import Foundation
+
+/// The five scenarios of issue #7, each a fixed amount of work for one client.
+///
+/// S1 smallGET:          2000 sequential GETs of 64 bytes
+/// S2 concurrentGET64:   20000 GETs of 64 bytes, 64 in flight
+/// S3 body100MiB:        a 100 MiB body into memory
+/// S4 download100MiB:    a 100 MiB body to a file
+/// S5 post1MiB:          200 sequential POSTs of 1 MiB
+public enum Scenario: String, CaseIterable, Sendable {
+    case smallGET = "S1 smallGET"
+    case concurrentGET64 = "S2 concurrentGET64"
+    case body100MiB = "S3 body100MiB"
+    case download100MiB = "S4 download100MiB"
+    case post1MiB = "S5 post1MiB"
+
+    /// Requests in flight at once in S2.
+    public static let concurrency = 64
+
+    /// Requests one run sends (S3 and S4: one).
+    public func requestCount(scale: Double) -> Int {
+        switch self {
+        case .smallGET: Self.scaled(2000, scale)
+        case .concurrentGET64: max(Self.concurrency, Self.scaled(20000, scale)) / Self.concurrency * Self.concurrency
+        case .body100MiB, .download100MiB: 1
+        case .post1MiB: Self.scaled(200, scale)
+        }
+    }
+
+    /// Body bytes of S3 and S4.
+    public static func largeBodySize(scale: Double) -> Int { scaled(100 << 20, scale) }
+
+    /// Runs the scenario once with `client` against the server at `baseURL`.
+    public func run(_ client: any ScenarioClient, baseURL: String, scale: Double) async throws {
+        let count = requestCount(scale: scale)
+        switch self {
+        case .smallGET:
+            for _ in 0..<count { try await client.get("\(baseURL)/bytes/64") }
+        case .concurrentGET64:
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<Self.concurrency {
+                    group.addTask {
+                        for _ in 0..<(count / Self.concurrency) { try await client.get("\(baseURL)/bytes/64") }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        case .body100MiB:
+            let size = Self.largeBodySize(scale: scale)
+            let received = try await client.bodyByteCount("\(baseURL)/bytes/\(size)")
+            guard received == size else { throw ScenarioError.wrongSize(received) }
+        case .download100MiB:
+            let size = Self.largeBodySize(scale: scale)
+            let received = try await client.downloadByteCount("\(baseURL)/bytes/\(size)")
+            guard received == size else { throw ScenarioError.wrongSize(received) }
+        case .post1MiB:
+            for _ in 0..<count { try await client.post(Self.postBody, to: "\(baseURL)/upload") }
+        }
+    }
+
+    private static let postBody = Data(repeating: 0x61, count: 1 << 20)
+
+    private static func scaled(_ count: Int, _ scale: Double) -> Int { max(1, Int(Double(count) * scale)) }
+}
+
+/// The clients under comparison, by the name used in benchmark names and on the command line.
+public func scenarioClient(named name: String) -> (any ScenarioClient)? {
+    switch name {
+    case "Lupine": LupineClient()
+    case "AHC": AHCClient()
+    case "URLSession": URLSessionClient()
+    default: nil
+    }
+}

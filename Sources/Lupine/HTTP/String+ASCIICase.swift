@@ -1,0 +1,19 @@
+extension StringProtocol {
+    /// Whether `self` and `other` are equal when ASCII letters are compared without case: the rule
+    /// for header field names, methods, schemes and directives.
+    ///
+    /// Foundation's `caseInsensitiveCompare` goes through NSString on Linux and showed up at about
+    /// 3% of a small request's CPU time; this compares UTF-8 bytes.
+    func lupineEqualsIgnoringASCIICase<Other: StringProtocol>(_ other: Other) -> Bool {
+        let lhs = utf8, rhs = other.utf8
+        guard lhs.count == rhs.count else { return false }
+        for (left, right) in zip(lhs, rhs) where left != right {
+            guard Self.asciiLowercased(left) == Self.asciiLowercased(right) else { return false }
+        }
+        return true
+    }
+
+    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
+        (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
+    }
+}

@@ -1,0 +1,46 @@
+import NIOConcurrencyHelpers
+
+/// A response that arrives once and may be awaited any number of times, by any number of tasks.
+///
+/// The async API (`serializingData()`, `serializingDownload(...)`) registers its handler when it is
+/// called and awaits this box. It used to start an unstructured `Task` to register and hold the
+/// result: that put two more thread hand-offs on every request (starting the task, then resuming
+/// its awaiter), and the request only started once the task ran.
+final class PendingResponse<Response: Sendable>: Sendable {
+    private enum State {
+        case waiting([CheckedContinuation<Response, Never>])
+        case arrived(Response)
+    }
+
+    private let state = NIOLockedValueBox(State.waiting([]))
+
+    /// Delivers `response` to every awaiter, present and future. Later calls are ignored.
+    func fulfil(_ response: Response) {
+        let waiters = state.withLockedValue { state -> [CheckedContinuation<Response, Never>] in
+            guard case let .waiting(waiters) = state else { return [] }
+            state = .arrived(response)
+            return waiters
+        }
+        for waiter in waiters { waiter.resume(returning: response) }
+    }
+
+    /// The response, once it has arrived.
+    var value: Response {
+        get async {
+            if case let .arrived(response) = state.withLockedValue({ $0 }) { return response }
+            return await withCheckedContinuation { continuation in
+                let arrived = state.withLockedValue { state -> Response? in
+                    switch state {
+                    case let .arrived(response):
+                        return response
+                    case var .waiting(waiters):
+                        waiters.append(continuation)
+                        state = .waiting(waiters)
+                        return nil
+                    }
+                }
+                if let arrived { continuation.resume(returning: arrived) }
+            }
+        }
+    }
+}
