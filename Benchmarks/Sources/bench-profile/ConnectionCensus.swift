@@ -1,25 +1,62 @@
 import Foundation
 
-/// The TCP connections between this machine's clients and one server port, read from
-/// /proc/net/tcp: every client port seen in any state, TIME_WAIT included (which keeps a closed
-/// connection visible for 60 seconds), so that new connections made during a run can be counted.
-struct ConnectionCensus {
-    let serverPort: Int
+/// Counts the distinct TCP connections this process holds to one server port while a run goes
+/// on: every 20 ms it matches the socket inodes of /proc/self/fd against /proc/net/tcp and
+/// remembers each one seen. A client that reuses its pool shows a handful; one that opens a
+/// connection per request shows hundreds.
+final class ConnectionCensus: @unchecked Sendable {
+    private let serverPort: Int
+    private let lock = NSLock()
+    private var seen = Set<String>()
+    private var isRunning = false
 
-    /// The client-side ports of the connections to `serverPort` that exist now.
-    func clientPorts() -> Set<Int> {
-        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return [] }
-        var ports = Set<Int>()
-        for line in table.split(separator: "\n").dropFirst() {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count > 3, let local = port(fields[1]), let remote = port(fields[2]) else { continue }
-            if remote == serverPort { ports.insert(local) } else if local == serverPort, remote != 0 { ports.insert(remote) }
-        }
-        return ports
+    init(serverPort: Int) {
+        self.serverPort = serverPort
     }
 
-    /// The port of an `ADDRESS:PORT` field, both in hex.
-    private func port(_ field: Substring) -> Int? {
-        field.split(separator: ":").last.flatMap { Int($0, radix: 16) }
+    /// Starts sampling on a thread of its own.
+    func start() {
+        lock.withLock { isRunning = true }
+        Thread.detachNewThread { [self] in
+            while lock.withLock({ isRunning }) {
+                let current = connectionInodes()
+                lock.withLock { seen.formUnion(current) }
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+        }
+    }
+
+    /// Stops sampling and returns the number of distinct connections seen.
+    func stop() -> Int {
+        let current = connectionInodes()
+        return lock.withLock {
+            isRunning = false
+            seen.formUnion(current)
+            return seen.count
+        }
+    }
+
+    /// Inodes of this process's sockets connected to the server port.
+    private func connectionInodes() -> Set<String> {
+        let ownSockets = Set(((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { fd -> String? in
+            var buffer = [CChar](repeating: 0, count: 256)
+            let length = readlink("/proc/self/fd/\(fd)", &buffer, buffer.count - 1)
+            guard length > 0 else { return nil }
+            let target = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            guard target.hasPrefix("socket:[") else { return nil }
+            return String(target.dropFirst(8).dropLast())
+        })
+        var inodes = Set<String>()
+        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                guard fields.count > 9, let remote = fields[2].split(separator: ":").last,
+                      Int(remote, radix: 16) == serverPort else { continue }
+                let inode = String(fields[9])
+                if ownSockets.contains(inode) { inodes.insert(inode) }
+            }
+        }
+        return inodes
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 
 // Runs one scenario with one client, without the benchmark harness, so that it can be run under
 // `valgrind --tool=callgrind` or `perf`, and prints what the harness does not: context switches
-// per request (getrusage) and the TCP connections opened (ConnectionCensus).
+// per request (getrusage) and the distinct TCP connections used (ConnectionCensus).
 //
 //   bench-profile CLIENT SCENARIO [RUNS]     e.g. bench-profile Lupine S2 3
 //   LUPINE_BENCH_URL (default http://127.0.0.1:8080), LUPINE_BENCH_SCALE (default 1)
@@ -29,14 +29,14 @@ func contextSwitches() -> (voluntary: Int, involuntary: Int) {
 }
 
 do {
-    let portsBefore = census.clientPorts()
+    census.start()
     try await scenario.run(client, baseURL: baseURL, scale: scale)  // warm-up: connections, caches
     let switchesBefore = contextSwitches()
     let start = ContinuousClock.now
     for _ in 0..<runs { try await scenario.run(client, baseURL: baseURL, scale: scale) }
     let elapsed = ContinuousClock.now - start
     let switchesAfter = contextSwitches()
-    let connections = census.clientPorts().subtracting(portsBefore).count
+    let connections = census.stop()
 
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     let requests = scenario.requestCount(scale: scale) * runs
@@ -51,7 +51,7 @@ do {
     }
     print("\(scenario.rawValue) \(client.name): \(runs) run(s), \(String(format: "%.3f", seconds)) s, \(rate), "
         + "context switches per request \(String(format: "%.2f", voluntary)) voluntary + \(String(format: "%.2f", involuntary)) involuntary, "
-        + "TCP connections opened (warm-up included) \(connections)")
+        + "distinct TCP connections used (warm-up included) \(connections)")
 } catch {
     FileHandle.standardError.write(Data("bench-profile: \(error)\n".utf8))
     exit(1)

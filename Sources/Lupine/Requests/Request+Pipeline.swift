@@ -128,7 +128,11 @@ extension Request {
         guard let session = delegate as? Session else { return }
         // Synchronously: the next redirect hop reads the storage as soon as this hop ends.
         session.storeCookies(from: head, for: urlRequest)
-        // Off the transport's thread; queued before the completion of the request.
+        // Off the transport's thread; queued before the completion of the request. Only an unsafe
+        // method's success invalidates: checked here, so that a GET costs no dispatch.
+        guard session.httpCache != nil,
+              HTTPCacheRules.invalidatesStoredResponse(method: urlRequest.httpMethod ?? "GET", statusCode: head.statusCode)
+        else { return }
         underlyingQueue.async { session.invalidateCachedResponse(after: head, for: urlRequest) }
     }
 

@@ -81,7 +81,7 @@ struct MIMEType: Equatable {
     var isWildcard: Bool { type == "*" && subtype == "*" }
 
     init?(_ string: String) {
-        let trimmed = string.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = string.lupineTrimmingASCIIWhitespace()
         let essence = trimmed[..<(trimmed.firstIndex(of: ";") ?? trimmed.endIndex)]
         let parts = essence.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }

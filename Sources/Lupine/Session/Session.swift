@@ -129,7 +129,10 @@ open class Session: @unchecked Sendable {
         self.cachedResponseHandler = cachedResponseHandler
         let callbackQueue = DispatchQueue(label: "lupine.session.callbackQueue")
         self.callbackQueue = callbackQueue
-        self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors, queue: serialRootQueue, defaultMemberQueue: callbackQueue)
+        // Monitors that keep the default queue receive events on a queue of their own that targets
+        // the root queue: an event sent from the root queue then costs no thread wake-up.
+        let monitorQueue = DispatchQueue(label: "\(serialRootQueue.label).eventMonitorQueue", target: serialRootQueue)
+        self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors, queue: serialRootQueue, defaultMemberQueue: monitorQueue)
         serialRootQueue.setSpecific(key: Self.rootQueueKey, value: RootQueueMarker(owner: ObjectIdentifier(self)))
     }
 

@@ -17,3 +17,16 @@ extension StringProtocol {
         (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
     }
 }
+
+extension StringProtocol {
+    /// `self` without leading and trailing spaces, tabs, CRs and LFs.
+    ///
+    /// The whitespace HTTP fields carry is ASCII; Foundation's `trimmingCharacters(in:)` bridges
+    /// through NSString on Linux, which showed up in the validation of every response.
+    func lupineTrimmingASCIIWhitespace() -> SubSequence {
+        let isWhitespace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" }
+        guard let first = firstIndex(where: { !isWhitespace($0) }),
+              let last = lastIndex(where: { !isWhitespace($0) }) else { return self[endIndex...] }
+        return self[first...last]
+    }
+}
