@@ -1,7 +1,7 @@
 import Foundation
 
 /// Counts the distinct TCP connections this process holds to one server port while a run goes
-/// on: every 20 ms it matches the socket inodes of /proc/self/fd against /proc/net/tcp and
+/// on: every 250 ms it matches the socket inodes of /proc/self/fd against /proc/net/tcp and
 /// remembers each one seen. A client that reuses its pool shows a handful; one that opens a
 /// connection per request shows hundreds.
 final class ConnectionCensus: @unchecked Sendable {
@@ -21,7 +21,7 @@ final class ConnectionCensus: @unchecked Sendable {
             while lock.withLock({ isRunning }) {
                 let current = connectionInodes()
                 lock.withLock { seen.formUnion(current) }
-                Thread.sleep(forTimeInterval: 0.02)
+                Thread.sleep(forTimeInterval: 0.25)
             }
         }
     }
@@ -48,7 +48,9 @@ final class ConnectionCensus: @unchecked Sendable {
         })
         var inodes = Set<String>()
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+            // procfs files report a size of 0: read to the end rather than trusting the size.
+            guard let data = FileHandle(forReadingAtPath: table)?.readDataToEndOfFile() else { continue }
+            let text = String(decoding: data, as: UTF8.self)
             for line in text.split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ", omittingEmptySubsequences: true)
                 guard fields.count > 9, let remote = fields[2].split(separator: ":").last,

@@ -97,15 +97,22 @@ extension Session {
             request.didCreateURLRequest(urlRequest)
             return
         }
+        let finish: @Sendable (AFError?) -> Void = { failure in
+            if let failure {
+                request.didFailToCreateBody(with: failure)
+            } else {
+                request.didCreateURLRequest(urlRequest)
+            }
+        }
+        // On the root queue already; the Session's request queue targets it, so running here
+        // keeps the same order without two more dispatches.
+        guard !setsUpOnRootQueue else {
+            finish(request.createBody())
+            return
+        }
         requestQueue.async {
             let failure = request.createBody()
-            self.rootQueue.async {
-                if let failure {
-                    request.didFailToCreateBody(with: failure)
-                } else {
-                    request.didCreateURLRequest(urlRequest)
-                }
-            }
+            self.rootQueue.async { finish(failure) }
         }
     }
 }

@@ -50,6 +50,18 @@ final class AsyncHTTPClientExchange: HTTPClientResponseDelegate, TransportTask {
             return state.cancellationCode != nil
         }
         if cancelNow { task.cancel() }
+        // Scheduling a timer and observing a future from off the event loop each wake the loop;
+        // done together in one hop, a request costs one wake-up less.
+        let eventLoop = task.eventLoop
+        if eventLoop.inEventLoop {
+            watch(task)
+        } else {
+            eventLoop.execute { self.watch(task) }
+        }
+    }
+
+    /// Arms the idle timeout and waits for the end of `task` (on its event loop).
+    private func watch(_ task: HTTPClient.Task<Void>) {
         scheduleIdleCheck(on: task.eventLoop, at: .now() + idleTimeout)
         task.futureResult.whenComplete { result in
             switch result {
