@@ -230,8 +230,8 @@ extension Request {
             state.firstByteTime = nil
             state.completedTime = nil
         }
-        uploadProgress.lupineSet(total: 0, completed: 0)
-        downloadProgress.lupineSet(total: 0, completed: 0)
+        uploadCounts.set(total: 0, completed: 0)
+        downloadCounts.set(total: 0, completed: 0)
         resetForRetry()
         notify { $0.requestIsRetrying(self) }
     }
@@ -251,7 +251,7 @@ extension Request {
     // MARK: Progress
 
     func updateUploadProgress(totalBytesSent: Int64, totalBytesExpected: Int64?) {
-        uploadProgress.lupineSet(total: totalBytesExpected ?? -1, completed: totalBytesSent)
+        uploadCounts.set(total: totalBytesExpected ?? -1, completed: totalBytesSent)
         if let handler = uploadProgressHandler {
             let progress = uploadProgress
             handler.queue.async { handler.handler(progress) }
@@ -259,7 +259,7 @@ extension Request {
     }
 
     func updateDownloadProgress(expected: Int64?, received: Int64) {
-        downloadProgress.lupineSet(total: expected, completed: received)
+        downloadCounts.set(total: expected, completed: received)
         if let handler = downloadProgressHandler {
             let progress = downloadProgress
             handler.queue.async { handler.handler(progress) }

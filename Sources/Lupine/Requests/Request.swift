@@ -34,10 +34,12 @@ public class Request: @unchecked Sendable {
     /// The Session that owns the request (weak).
     public private(set) weak var delegate: (any RequestDelegate)?
 
-    /// Body upload progress; zeroed on retry.
-    public let uploadProgress = Progress(totalUnitCount: 0)
-    /// Response download progress; zeroed on retry.
-    public let downloadProgress = Progress(totalUnitCount: 0)
+    /// Body upload progress; zeroed on retry. The same object on every read.
+    public var uploadProgress: Progress { uploadCounts.progress }
+    /// Response download progress; zeroed on retry. The same object on every read.
+    public var downloadProgress: Progress { downloadCounts.progress }
+    let uploadCounts = LazyProgress()
+    let downloadCounts = LazyProgress()
 
     /// Progress callback type.
     public typealias ProgressHandler = @Sendable (_ progress: Progress) -> Void

@@ -21,13 +21,18 @@ final class RequestExchange: TransportEvents {
     /// nil when the request bypasses the cache (downloads, streams).
     private let cacheAction: HTTPCacheAction?
     private let requestTime = Date()
-    private let responseTime = NIOLockedValueBox<Date?>(nil)
-    /// The stored response brought up to date by a 304; its body is delivered at completion.
-    private let revalidated = NIOLockedValueBox<StoredResponse?>(nil)
-    /// Set when the hop's response is a redirect that is followed (or refused).
-    private let redirect = NIOLockedValueBox<RedirectRules.Decision>(.notARedirect)
-    /// Set when the hop's response is a 401 challenge answered by the next hop.
-    private let challengeAnswer = NIOLockedValueBox<URLRequest?>(nil)
+    /// What the hop learned from its response head (one lock for all of it: one allocation).
+    private let hop = NIOLockedValueBox(HopState())
+
+    private struct HopState {
+        var responseTime: Date?
+        /// The stored response brought up to date by a 304; its body is delivered at completion.
+        var revalidated: StoredResponse?
+        /// Set when the hop's response is a redirect that is followed (or refused).
+        var redirect: RedirectRules.Decision = .notARedirect
+        /// Set when the hop's response is a 401 challenge answered by the next hop.
+        var challengeAnswer: URLRequest?
+    }
 
     init(request: Request, urlRequest: URLRequest, proxy: TransportProxy? = nil, cacheAction: HTTPCacheAction? = nil) {
         self.request = request
@@ -51,17 +56,17 @@ final class RequestExchange: TransportEvents {
 
     func transportDidReceive(_ task: any TransportTask, head received: TransportResponseHead) -> TransportReadiness {
         let now = Date()
-        responseTime.withLockedValue { $0 = now }
+        hop.withLockedValue { $0.responseTime = now }
         var head = received
         if !isReplay { request.exchangeDidReceiveHeadFromNetwork(received, sentAs: urlRequest) }
         if case let .revalidate(stored, _)? = cacheAction, received.statusCode == 304 {
             let refreshed = request.refreshStoredResponse(stored, with: received, sentAs: urlRequest,
                                                           requestTime: requestTime, responseTime: now)
-            revalidated.withLockedValue { $0 = refreshed }
+            hop.withLockedValue { $0.revalidated = refreshed }
             head = refreshed.head()
         }
         if let answered = request.requestAnsweringChallenge(of: head, to: urlRequest) {
-            challengeAnswer.withLockedValue { $0 = answered }
+            hop.withLockedValue { $0.challengeAnswer = answered }
             return .proceed
         }
         let location = head.headerFields.first { $0.name.lupineEqualsIgnoringASCIICase("Location") }?.value
@@ -69,14 +74,14 @@ final class RequestExchange: TransportEvents {
                                               redirectsSoFar: request.redirectsSoFar)
         switch decision {
         case .refuse:
-            redirect.withLockedValue { $0 = decision }
+            hop.withLockedValue { $0.redirect = decision }
             return .proceed
         case .notARedirect:
             guard let response = makeResponse(head) else { return .proceed }
             return request.exchangeDidReceive(response, headerFields: head.headerFields, task: task)
         case let .follow(proposed):
             guard let handler = request.effectiveRedirectHandler, let response = makeResponse(head) else {
-                redirect.withLockedValue { $0 = decision }
+                hop.withLockedValue { $0.redirect = decision }
                 return .proceed
             }
             askRedirectHandler(handler, proposed: proposed, response: response, head: head, task: task)
@@ -101,7 +106,7 @@ final class RequestExchange: TransportEvents {
             }
             guard !alreadyAnswered else { return }
             if let chosen {
-                redirect.withLockedValue { $0 = .follow(chosen) }
+                hop.withLockedValue { $0.redirect = .follow(chosen) }
                 task.resumeReading()
             } else if case .proceed = request.exchangeDidReceive(response, headerFields: head.headerFields, task: task) {
                 task.resumeReading()
@@ -117,9 +122,11 @@ final class RequestExchange: TransportEvents {
     }
 
     func transportDidReceive(_ task: any TransportTask, bodyPart: Data) -> TransportReadiness {
-        guard case .notARedirect = redirect.withLockedValue({ $0 }),
-              challengeAnswer.withLockedValue({ $0 }) == nil,
-              revalidated.withLockedValue({ $0 }) == nil else { return .proceed }
+        let deliversBody = hop.withLockedValue { state -> Bool in
+            guard case .notARedirect = state.redirect else { return false }
+            return state.challengeAnswer == nil && state.revalidated == nil
+        }
+        guard deliversBody else { return .proceed }
         return request.exchangeDidReceive(bodyPart: bodyPart, task: task)
     }
 
@@ -132,11 +139,11 @@ final class RequestExchange: TransportEvents {
             request.didCompleteTransfer(error: .sessionTaskFailed(error: error))
             return
         }
-        if let answered = challengeAnswer.withLockedValue({ $0 }) {
+        if let answered = hop.withLockedValue({ $0.challengeAnswer }) {
             request.exchangeDidAnswerChallenge(with: answered)
             return
         }
-        switch redirect.withLockedValue({ $0 }) {
+        switch hop.withLockedValue({ $0.redirect }) {
         case let .follow(nextRequest):
             request.exchangeDidRedirect(to: nextRequest)
         case let .refuse(code):
@@ -146,13 +153,13 @@ final class RequestExchange: TransportEvents {
             ])
             request.didCompleteTransfer(error: .sessionTaskFailed(error: error))
         case .notARedirect:
-            if let revalidated = revalidated.withLockedValue({ $0 }) {
+            if let revalidated = hop.withLockedValue({ $0.revalidated }) {
                 if !revalidated.data.isEmpty { _ = request.exchangeDidReceive(bodyPart: revalidated.data, task: task) }
             } else if cacheAction != nil, !isReplay {
                 // Off the transport's thread (a disk cache writes a file), and queued before the
                 // completion so that the response is stored by the time handlers run.
                 let (request, urlRequest, requestTime) = (request, urlRequest, requestTime)
-                let responseTime = responseTime.withLockedValue { $0 } ?? requestTime
+                let responseTime = hop.withLockedValue { $0.responseTime } ?? requestTime
                 request.underlyingQueue.async {
                     request.offerResponseToCache(sentAs: urlRequest, requestTime: requestTime, responseTime: responseTime)
                 }
