@@ -43,7 +43,7 @@ struct HTTPCache: @unchecked Sendable {
                         requestTime: Date,
                         responseTime: Date,
                         handler: (any CachedResponseHandler)?,
-                        task: URLSessionDataTask) {
+                        task makeTask: () -> URLSessionDataTask) {
         guard let url = request.url else { return }
         let requestHeaders = request.allHTTPHeaderFields ?? [:]
         guard HTTPCacheRules.isStorable(method: request.httpMethod ?? "GET", requestHeaders: requestHeaders,
@@ -65,7 +65,7 @@ struct HTTPCache: @unchecked Sendable {
             URLCacheMissMemo.shared.forget(url, in: cache)
         }
         if let handler {
-            handler.dataTask(task, willCacheResponse: proposed, completion: store)
+            handler.dataTask(makeTask(), willCacheResponse: proposed, completion: store)
         } else {
             store(proposed)
         }

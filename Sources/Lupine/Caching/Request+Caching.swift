@@ -17,7 +17,6 @@ extension Request {
         let (response, fields, error) = mutableState.withLockedValue { ($0.response, $0.responseHeaderFields, $0.error) }
         guard error == nil, let response else { return }
         let data = (self as? DataRequest)?.data ?? Data()
-        let task = HopTask(request: urlRequest, response: response, owner: self, identifier: redirectsSoFar)
         httpCache.storeIfAllowed(response,
                                  headerFields: ResponseHeaderFields.dictionary(from: fields),
                                  data: data,
@@ -25,7 +24,8 @@ extension Request {
                                  requestTime: requestTime,
                                  responseTime: responseTime,
                                  handler: effectiveCachedResponseHandler,
-                                 task: task)
+                                 // The facade task is made only for a handler to see.
+                                 task: { HopTask(request: urlRequest, response: response, owner: self, identifier: self.redirectsSoFar) })
     }
 
     /// The stored response updated with the header fields of the 304 that revalidated it.

@@ -177,6 +177,24 @@ enum ResponseHeaderFields {
     /// separate lines are kept as received in the request's ordered field list. The first
     /// spelling of a name is kept.
     static func dictionary(from fields: [HTTPHeader]) -> [String: String] {
+        guard fields.count <= 32 else { return dictionaryOfManyFields(fields) }
+        var result: [String: String] = [:]
+        result.reserveCapacity(fields.count)
+        for (index, field) in fields.enumerated() {
+            // The first field with this name (any case) gives the spelling; a response has few
+            // fields, so a scan costs less than lowercasing every name into a second dictionary.
+            if let first = fields[..<index].first(where: { $0.name.lupineEqualsIgnoringASCIICase(field.name) }),
+               let existing = result[first.name] {
+                result[first.name] = existing + ", " + field.value
+            } else {
+                result[field.name] = field.value
+            }
+        }
+        return result
+    }
+
+    /// Same, for a long field list: names are matched through a lowercased index.
+    private static func dictionaryOfManyFields(_ fields: [HTTPHeader]) -> [String: String] {
         var result: [String: String] = [:]
         var spelling: [String: String] = [:]
         for field in fields {
