@@ -76,13 +76,15 @@ import Testing
     @Test func slowButSteadyBodyWithinIdleTimeoutSucceeds() async throws {
         let server = try await testServer()
         let session = Session()
-        // One byte every 100 ms for 1.2 s, with a 0.5 s idle timeout.
-        let response = await session.request(server.url("/drip?numbytes=12&duration=1.2"),
-                                              requestModifier: { $0.timeoutInterval = 0.5 })
+        // One byte every 300 ms for 2.4 s, with a 1 s idle timeout: the whole body takes longer than
+        // the timeout, no gap comes near it (0.5 s gaps were too close on a loaded machine, where
+        // the shared event loops also carry the 256 MiB transfer tests).
+        let response = await session.request(server.url("/drip?numbytes=8&duration=2.4"),
+                                              requestModifier: { $0.timeoutInterval = 1 })
             .serializingData().response
 
         #expect(response.error == nil)
-        #expect(response.data?.count == 12)
+        #expect(response.data?.count == 8)
         #expect(response.response?.statusCode == 200)
     }
 

@@ -5,6 +5,7 @@ import FoundationNetworking
 #endif
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOFoundationCompat
 import NIOHTTP1
 import NIOPosix
 
@@ -188,7 +189,10 @@ final class AsyncHTTPClientExchange: HTTPClientResponseDelegate, TransportTask {
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         noteActivity()
-        let readiness = events.transportDidReceive(self, bodyPart: Data(buffer.readableBytesView))
+        // The Data shares the buffer's storage (kept alive by the Data) instead of copying it: the
+        // consumer copies it once more into its own buffer or file at most.
+        let bodyPart = buffer.getData(at: buffer.readerIndex, length: buffer.readableBytes, byteTransferStrategy: .noCopy) ?? Data()
+        let readiness = events.transportDidReceive(self, bodyPart: bodyPart)
         return readinessFuture(readiness, on: task.eventLoop)
     }
 
