@@ -52,6 +52,8 @@ final class TLSConnectionHandler: ChannelDuplexHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
+        // The closure holds the connection, which holds this handler.
+        onReusable = nil
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
