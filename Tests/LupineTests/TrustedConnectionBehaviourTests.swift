@@ -83,4 +83,35 @@ import Testing
         #expect(server.acceptedConnections == 1)
         try await server.shutdown()
     }
+
+    /// A handler that sleeps per chunk at first: with backpressure the connection stops reading
+    /// within a few chunks of the handler instead of buffering the body; all of it still arrives.
+    @Test func slowStreamHandlerHoldsBackTheSocket() async throws {
+        let server = try await TLSFixture.server()
+        let session = try session()
+        let total = 8 << 20
+        let queue = DispatchQueue(label: "test.slowTrustedConsumer")
+        let consumed = Locked(0)
+        let largestGap = Locked(0)
+        let request = session.streamRequest(server.url("/bytes/\(total)"))
+        let completion: DataStreamRequest.Completion = await withCheckedContinuation { continuation in
+            request.responseStream(on: queue) { stream in
+                guard let data = stream.value else {
+                    if let completion = stream.completion { continuation.resume(returning: completion) }
+                    return
+                }
+                let done = consumed.withValue { value -> Int in
+                    value += data.count
+                    return value
+                }
+                if done < total / 4 { Thread.sleep(forTimeInterval: 0.01) }
+                let received = Int(request.downloadProgress.completedUnitCount)
+                largestGap.withValue { $0 = max($0, received - done) }
+            }
+        }
+        #expect(completion.error == nil)
+        #expect(consumed.current == total)
+        #expect(largestGap.current < 4 << 20, "received ran \(largestGap.current) bytes ahead of the handler")
+        try await server.shutdown()
+    }
 }
