@@ -35,7 +35,7 @@ extension AFError: LocalizedError {
         case let .responseSerializationFailed(reason):
             return reason.localizedDescription
         case let .serverTrustEvaluationFailed(reason):
-            return "Server trust evaluation failed: \(reason.localizedDescription)"
+            return "The server was not trusted; nothing was sent. \(reason.localizedDescription)"
         case .sessionDeinitialized:
             return "The Session was released while its request was in flight. Keep a strong reference to the "
                 + "Session (for example in a property) for as long as its requests run."

@@ -67,31 +67,31 @@ extension AFError {
         var localizedDescription: String {
             switch self {
             case let .noRequiredEvaluator(host):
-                "A ServerTrustEvaluating value is required for host \(host) but none was found."
+                "The ServerTrustManager has no evaluator for \(host) and requires every host to be evaluated."
             case .noCertificatesFound:
-                "No certificates were found or provided for evaluation."
+                "Certificate pinning was given no certificates to pin."
             case .noPublicKeysFound:
-                "No public keys were found or provided for evaluation."
+                "Public key pinning was given no keys to pin."
             case .policyApplicationFailed:
-                "Attempting to set a SecPolicy failed."
+                "A trust policy could not be applied."
             case .settingAnchorCertificatesFailed:
-                "Attempting to set the provided certificates as anchor certificates failed."
+                "The pinned certificates could not be made the trust's anchors."
             case .revocationPolicyCreationFailed:
-                "Attempting to create a revocation policy failed."
+                "The revocation policy could not be created."
             case let .trustEvaluationFailed(error):
-                "SecTrust evaluation failed with error: \(error?.localizedDescription ?? "None")"
+                "The server's certificate chain was not trusted: \(error?.localizedDescription ?? "no reason was given.")"
             case let .defaultEvaluationFailed(output):
-                "Default evaluation failed for host \(output.host)."
+                "The certificate chain of \(output.host) did not pass default validation."
             case let .hostValidationFailed(output):
-                "Host validation failed for host \(output.host)."
+                "The certificate of \(output.host) does not name that host."
             case let .revocationCheckFailed(output, _):
-                "Revocation check failed for host \(output.host)."
+                "A certificate of \(output.host) is revoked or its revocation status is unknown."
             case let .certificatePinningFailed(host, _, _, _):
-                "Certificate pinning failed for host \(host)."
+                "\(host) presented none of the pinned certificates."
             case let .publicKeyPinningFailed(host, _, _, _):
-                "Public key pinning failed for host \(host)."
+                "\(host) presented none of the pinned public keys."
             case let .customEvaluationFailed(error):
-                "Custom trust evaluation failed with error: \(error.localizedDescription)"
+                "The trust evaluator rejected the server: \(error.localizedDescription)"
             }
         }
     }
