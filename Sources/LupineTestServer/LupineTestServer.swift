@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import NIOWebSocket
 import Synchronization
 
@@ -16,16 +17,20 @@ public final class LupineTestServer: Sendable {
 
     /// The TCP port the server listens on.
     public let port: Int
+    /// Whether the server speaks TLS (https, wss).
+    public let usesTLS: Bool
 
-    private init(group: MultiThreadedEventLoopGroup, channel: any Channel, hitCounter: HitCounter, port: Int) {
+    private init(group: MultiThreadedEventLoopGroup, channel: any Channel, hitCounter: HitCounter, port: Int, usesTLS: Bool) {
         self.group = group
         self.channel = channel
         self.hitCounter = hitCounter
         self.port = port
+        self.usesTLS = usesTLS
     }
 
-    /// Starts on 127.0.0.1; port 0 picks a free port.
-    public static func start(port: Int = 0) async throws -> LupineTestServer {
+    /// Starts on 127.0.0.1; port 0 picks a free port. With `tls`, every connection is TLS.
+    public static func start(port: Int = 0, tls: LupineTestServerTLS? = nil) async throws -> LupineTestServer {
+        let tlsContext = try tls.map { try NIOSSLContext(configuration: $0.configuration()) }
         // Two threads at most: the machines this runs on are small and the client needs CPU too.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: min(2, max(1, System.coreCount)))
         let hitCounter = HitCounter()
@@ -36,6 +41,10 @@ public final class LupineTestServer: Sendable {
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        hitCounter.recordConnection()
+                        if let tlsContext {
+                            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tlsContext))
+                        }
                         try Self.configure(channel, hitCounter: hitCounter)
                     }
                 }
@@ -45,7 +54,7 @@ public final class LupineTestServer: Sendable {
                 try? await channel.close().get()
                 throw LupineTestServerError.noBoundPort
             }
-            return LupineTestServer(group: group, channel: channel, hitCounter: hitCounter, port: boundPort)
+            return LupineTestServer(group: group, channel: channel, hitCounter: hitCounter, port: boundPort, usesTLS: tls != nil)
         } catch {
             try? await group.shutdownGracefully()
             throw error
@@ -88,9 +97,9 @@ public final class LupineTestServer: Sendable {
         )
     }
 
-    /// "http://127.0.0.1:<port>"
+    /// "http://127.0.0.1:<port>", or "https://..." with TLS.
     public var baseURL: String {
-        "http://127.0.0.1:\(port)"
+        "\(usesTLS ? "https" : "http")://127.0.0.1:\(port)"
     }
 
     /// baseURL + path (path starts with "/").
@@ -112,6 +121,11 @@ public final class LupineTestServer: Sendable {
         }
         // Shutting the group down closes the accepted connections, including stalled ones.
         try await group.shutdownGracefully()
+    }
+
+    /// Number of connections accepted so far.
+    public var acceptedConnections: Int {
+        hitCounter.connections
     }
 
     /// Number of requests received per path (exact path without query); for tests that count hits.

@@ -34,6 +34,8 @@ extension AFError: LocalizedError {
             return reason.localizedDescription
         case let .responseSerializationFailed(reason):
             return reason.localizedDescription
+        case let .serverTrustEvaluationFailed(reason):
+            return "The server was not trusted; nothing was sent. \(reason.localizedDescription)"
         case .sessionDeinitialized:
             return "The Session was released while its request was in flight. Keep a strong reference to the "
                 + "Session (for example in a property) for as long as its requests run."

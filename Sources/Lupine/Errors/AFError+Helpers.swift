@@ -120,6 +120,12 @@ extension AFError {
         return false
     }
 
+    /// Whether the error is `.serverTrustEvaluationFailed`.
+    public var isServerTrustEvaluationError: Bool {
+        if case .serverTrustEvaluationFailed = self { return true }
+        return false
+    }
+
     /// Whether the error is `.sessionTaskFailed`; `underlyingError` then holds the transport error (a `URLError`).
     public var isSessionTaskError: Bool {
         if case .sessionTaskFailed = self { return true }
@@ -167,6 +173,8 @@ extension AFError {
             return error
         case let .sessionInvalidated(error):
             return error
+        case let .serverTrustEvaluationFailed(reason):
+            return reason.underlyingError
         case .explicitlyCancelled, .invalidURL, .sessionDeinitialized, .urlRequestValidationFailed:
             return nil
         }

@@ -144,6 +144,9 @@ public enum AFError: Error, Sendable {
     case responseValidationFailed(reason: ResponseValidationFailureReason)
     /// A response serializer failed.
     case responseSerializationFailed(reason: ResponseSerializationFailureReason)
+    /// The server was not trusted: its evaluator threw during the TLS handshake, or the
+    /// `ServerTrustManager` has no evaluator for the host. Nothing was sent.
+    case serverTrustEvaluationFailed(reason: ServerTrustFailureReason)
     /// The Session was released while the request was in flight.
     case sessionDeinitialized
     /// The Session's transport was shut down.

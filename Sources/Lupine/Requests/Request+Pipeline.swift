@@ -86,7 +86,8 @@ extension Request {
             if case .fail? = cacheAction { throw Self.cacheMissError(for: sentRequest.url) }
             transportRequest = try session.transportRequest(for: sentRequest, body: transportBody(for: sentRequest), deadline: deadline,
                                                             schemes: supportedURLSchemes,
-                                                            conditionalHeaders: cacheAction?.conditionalHeaders ?? [])
+                                                            conditionalHeaders: cacheAction?.conditionalHeaders ?? [],
+                                                            credential: credential)
         } catch {
             let afError = error.asAFError ?? .sessionTaskFailed(error: URLError(.badURL))
             didCompleteTransfer(error: afError)

@@ -136,7 +136,8 @@ final class RequestExchange: TransportEvents {
                 request.exchangeDidAnswerChallenge(with: urlRequest)
                 return
             }
-            request.didCompleteTransfer(error: .sessionTaskFailed(error: error))
+            // A server rejected during the handshake fails with the evaluator's AFError, as in Alamofire.
+            request.didCompleteTransfer(error: error.lupineServerTrustError ?? .sessionTaskFailed(error: error))
             return
         }
         if let answered = hop.withLockedValue({ $0.challengeAnswer }) {

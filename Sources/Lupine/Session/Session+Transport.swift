@@ -30,12 +30,13 @@ extension Session {
     /// speaks. The stored cookies for the URL (see `cookieHeader(for:)`) and the cache's
     /// `conditionalHeaders` are added to the fields sent, not to `urlRequest`, so that every
     /// redirect hop reads the cookie storage afresh. The proxy is chosen per hop (see
-    /// `proxy(for:headerFields:)`).
+    /// `proxy(for:headerFields:)`), and so is the TLS policy (see `tlsPolicy(for:requestCredential:)`).
     func transportRequest(for urlRequest: URLRequest,
                           body: TransportRequestBody?,
                           deadline: Date?,
                           schemes: Set<String> = ["http", "https"],
-                          conditionalHeaders: [HTTPHeader] = []) throws -> TransportRequest {
+                          conditionalHeaders: [HTTPHeader] = [],
+                          credential: URLCredential? = nil) throws -> TransportRequest {
         guard let url = urlRequest.url else { throw AFError.sessionTaskFailed(error: URLError(.badURL)) }
         guard let scheme = url.scheme?.lowercased(), schemes.contains(scheme) else {
             throw Self.failure(.unsupportedURL, url: url)
@@ -47,6 +48,7 @@ extension Session {
         if let cookie = cookieHeader(for: urlRequest) { headerFields.append(cookie) }
         headerFields += conditionalHeaders
         let proxy = proxy(for: url, headerFields: &headerFields)
+        let tlsPolicy = try tlsPolicy(for: url, requestCredential: credential)
         let requestTimeout = urlRequest.timeoutInterval
         let idleTimeout = requestTimeout != Self.defaultRequestTimeout && requestTimeout > 0
             ? requestTimeout
@@ -57,7 +59,8 @@ extension Session {
                                 body: body,
                                 idleTimeout: idleTimeout > 0 ? idleTimeout : 60,
                                 deadline: deadline,
-                                proxy: proxy)
+                                proxy: proxy,
+                                tlsPolicy: tlsPolicy)
     }
 
     /// The end of an attempt that starts now: `timeoutIntervalForResource` covers every redirect

@@ -33,6 +33,8 @@ open class Session: @unchecked Sendable {
     public let serializationQueue: DispatchQueue
     /// Session-wide interceptor; runs before any per-request interceptor.
     public let interceptor: (any RequestInterceptor)?
+    /// Per-host server trust evaluation, run during the TLS handshake of each https or wss connection.
+    public let serverTrustManager: ServerTrustManager?
     /// Session-wide redirect policy; a request-level handler takes precedence.
     public let redirectHandler: (any RedirectHandler)?
     /// Session-wide cache policy; a request-level handler takes precedence.
@@ -70,6 +72,8 @@ open class Session: @unchecked Sendable {
     ///   - requestQueue: Queue for URLRequest creation; targets `rootQueue` when nil.
     ///   - serializationQueue: Queue for response serialization; targets `rootQueue` when nil.
     ///   - interceptor: Session-wide adapter and retrier.
+    ///   - serverTrustManager: Chooses the evaluator that decides, during each TLS handshake,
+    ///     whether the server is trusted (see `ServerTrustManager`); nil for system validation.
     ///   - redirectHandler: Session-wide redirect policy (default: follow, with URLSession's rules).
     ///   - cachedResponseHandler: Session-wide decision on what is stored in the configuration's
     ///     `urlCache` (default: every response RFC 9111 lets a private cache store).
@@ -81,6 +85,7 @@ open class Session: @unchecked Sendable {
                             requestQueue: DispatchQueue? = nil,
                             serializationQueue: DispatchQueue? = nil,
                             interceptor: (any RequestInterceptor)? = nil,
+                            serverTrustManager: ServerTrustManager? = nil,
                             redirectHandler: (any RedirectHandler)? = nil,
                             cachedResponseHandler: (any CachedResponseHandler)? = nil,
                             eventMonitors: [any EventMonitor] = [AlamofireNotifications()]) {
@@ -94,6 +99,7 @@ open class Session: @unchecked Sendable {
                   requestQueue: requestQueue,
                   serializationQueue: serializationQueue,
                   interceptor: interceptor,
+                  serverTrustManager: serverTrustManager,
                   redirectHandler: redirectHandler,
                   cachedResponseHandler: cachedResponseHandler,
                   eventMonitors: eventMonitors)
@@ -110,6 +116,7 @@ open class Session: @unchecked Sendable {
                 requestQueue: DispatchQueue? = nil,
                 serializationQueue: DispatchQueue? = nil,
                 interceptor: (any RequestInterceptor)? = nil,
+                serverTrustManager: ServerTrustManager? = nil,
                 redirectHandler: (any RedirectHandler)? = nil,
                 cachedResponseHandler: (any CachedResponseHandler)? = nil,
                 eventMonitors: [any EventMonitor] = [AlamofireNotifications()]) {
@@ -125,6 +132,7 @@ open class Session: @unchecked Sendable {
         setsUpOnRootQueue = requestQueue == nil
         self.serializationQueue = serializationQueue ?? DispatchQueue(label: "\(serialRootQueue.label).serializationQueue", target: serialRootQueue)
         self.interceptor = interceptor
+        self.serverTrustManager = serverTrustManager
         self.redirectHandler = redirectHandler
         self.cachedResponseHandler = cachedResponseHandler
         let callbackQueue = DispatchQueue(label: "lupine.session.callbackQueue")

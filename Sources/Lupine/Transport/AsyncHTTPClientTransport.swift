@@ -13,7 +13,9 @@ import NIOPosix
 /// AsyncHTTPClient's own redirect following is off (Session follows redirects so that every hop is
 /// visible); its decompression is on for gzip and deflate, with a ratio limit so that a compression
 /// bomb fails as `URLError(.cannotDecodeContentData)` instead of exhausting memory. An exchange with a
-/// `TransportProxy` runs on a client of its own for that proxy.
+/// `TransportProxy` runs on a client of its own for that proxy. An https exchange with a
+/// `TransportTLSPolicy` runs on `TLSConnectionPool` instead: AsyncHTTPClient has no hook for a
+/// trust decision during the handshake, nor for a client certificate chosen per request.
 final class AsyncHTTPClientTransport: Transport {
     /// Settings taken from the Session configuration.
     struct Options: Sendable {
@@ -27,6 +29,7 @@ final class AsyncHTTPClientTransport: Transport {
 
     private let options: Options
     private let directClient: HTTPClient
+    private let tlsConnections: TLSConnectionPool
     /// AsyncHTTPClient sets its proxy per client: one client per proxy (and its credentials), made
     /// on first use; nil once shut down.
     private let proxiedClients = NIOLockedValueBox<[TransportProxy: HTTPClient]?>([:])
@@ -34,6 +37,9 @@ final class AsyncHTTPClientTransport: Transport {
     init(options: Options = Options()) {
         self.options = options
         directClient = Self.makeClient(options: options, proxy: nil)
+        tlsConnections = TLSConnectionPool(maximumConnectionsPerKey: options.maximumConnectionsPerHost,
+                                           connectTimeout: options.connectTimeout,
+                                           decompressionRatioLimit: options.decompressionRatioLimit)
     }
 
     private static func makeClient(options: Options, proxy: TransportProxy?) -> HTTPClient {
@@ -98,6 +104,20 @@ final class AsyncHTTPClientTransport: Transport {
             ]))
             return exchange
         }
+        if let policy = request.tlsPolicy, request.url.scheme?.lowercased() == "https" {
+            let exchange = TLSExchange(request: request, events: events)
+            // Lupine's TLS connections do not tunnel through proxies; sending the request through
+            // AsyncHTTPClient instead would skip the trust decision, so it fails.
+            guard request.proxy == nil else {
+                exchange.complete(error: URLError(.secureConnectionFailed, userInfo: [
+                    NSURLErrorFailingURLErrorKey: request.url,
+                    NSLocalizedDescriptionKey: "Server trust evaluation and client certificates are not supported through a proxy; nothing was sent.",
+                ]))
+                return exchange
+            }
+            tlsConnections.execute(exchange, policy: policy)
+            return exchange
+        }
         do {
             let clientRequest = try HTTPClient.Request(url: request.url,
                                                        method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),
@@ -114,6 +134,7 @@ final class AsyncHTTPClientTransport: Transport {
     }
 
     func shutdown(completion: @escaping @Sendable () -> Void) {
+        tlsConnections.shutdown()
         let proxied = proxiedClients.withLockedValue { clients in
             defer { clients = nil }
             return clients.map { Array($0.values) } ?? []

@@ -17,6 +17,9 @@ public struct TransportRequest: Sendable {
     public var deadline: Date?
     /// The proxy to go through, or nil for a direct connection.
     public var proxy: TransportProxy?
+    /// For https and wss: the server-trust evaluator and client certificate, or nil for the
+    /// system's default validation and no client certificate.
+    public var tlsPolicy: TransportTLSPolicy?
 
     /// Creates a request description.
     public init(url: URL,
@@ -25,7 +28,8 @@ public struct TransportRequest: Sendable {
                 body: TransportRequestBody? = nil,
                 idleTimeout: TimeInterval = 60,
                 deadline: Date? = nil,
-                proxy: TransportProxy? = nil) {
+                proxy: TransportProxy? = nil,
+                tlsPolicy: TransportTLSPolicy? = nil) {
         self.url = url
         self.method = method
         self.headerFields = headerFields
@@ -33,6 +37,7 @@ public struct TransportRequest: Sendable {
         self.idleTimeout = idleTimeout
         self.deadline = deadline
         self.proxy = proxy
+        self.tlsPolicy = tlsPolicy
     }
 }
 

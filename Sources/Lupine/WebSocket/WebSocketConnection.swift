@@ -53,9 +53,12 @@ final class WebSocketConnection: TransportTask {
     private let delegate: any WebSocketConnectionDelegate
     private let eventLoop: any EventLoop
     private let state = NIOLockedValueBox(State())
+    /// The server-trust evaluator (and client certificate) of a wss connection with a TLS policy.
+    private let trustCheck: ServerTrustCheck?
 
     init(request: TransportRequest, settings: Settings, events: any TransportEvents, delegate: any WebSocketConnectionDelegate) {
         self.request = request
+        self.trustCheck = request.tlsPolicy.map { ServerTrustCheck(evaluator: $0.evaluator, host: request.url.host ?? "") }
         self.settings = settings
         self.events = events
         self.delegate = delegate
@@ -72,9 +75,15 @@ final class WebSocketConnection: TransportTask {
         }
         let tlsContext: NIOSSLContext?
         do {
-            tlsContext = target.usesTLS ? try Self.sharedTLSContext.get() : nil
+            if !target.usesTLS {
+                tlsContext = nil
+            } else if let policy = request.tlsPolicy {
+                tlsContext = try TLSClientContextCache.shared.context(for: policy.clientCredential)
+            } else {
+                tlsContext = try Self.sharedTLSContext.get()
+            }
         } catch {
-            complete(error: TransportErrorMapping.urlError(for: error, url: request.url))
+            complete(error: mappedError(error))
             return
         }
         let timeout = TimeAmount.nanoseconds(Int64(max(request.idleTimeout, 0.001) * 1_000_000_000))
@@ -95,14 +104,19 @@ final class WebSocketConnection: TransportTask {
                 }
                 if cancelled { channel.close(promise: nil) }
             case let .failure(error):
-                self.complete(error: TransportErrorMapping.urlError(for: error, url: self.request.url))
+                self.complete(error: self.mappedError(error))
             }
         }
     }
 
     private func configure(_ channel: any Channel, target: WebSocketHandshakeTarget, tlsContext: NIOSSLContext?, timeout: TimeAmount) throws {
         let pipeline = channel.pipeline.syncOperations
-        if let tlsContext {
+        if let tlsContext, let trustCheck {
+            // The trust decision runs during the handshake, before the upgrade request is sent
+            // (see ServerTrustCheck for why this is SwiftNIO's callback).
+            try pipeline.addHandler(NIOSSLClientHandler(context: tlsContext, serverHostname: target.serverNameIndication,
+                                                        customVerificationCallback: trustCheck.verify))
+        } else if let tlsContext {
             try pipeline.addHandler(NIOSSLClientHandler(context: tlsContext, serverHostname: target.serverNameIndication))
         }
         let handshake = WebSocketHandshakeHandler(connection: self, head: target.requestHead(for: request), timeout: timeout)
@@ -182,7 +196,13 @@ final class WebSocketConnection: TransportTask {
 
     /// Records a failure of the network or the TLS layer.
     func record(_ error: any Error) {
-        record(TransportErrorMapping.urlError(for: error, url: request.url))
+        record(mappedError(error))
+    }
+
+    /// The URLError for a failure of the network or the TLS layer; a server the trust evaluator
+    /// rejected gives `.serverCertificateUntrusted` carrying the evaluator's AFError.
+    private func mappedError(_ error: any Error) -> URLError {
+        trustCheck?.urlError(for: error, url: request.url) ?? TransportErrorMapping.urlError(for: error, url: request.url)
     }
 
     /// The exchange is over; reported once, with the first recorded failure if there was one.
