@@ -111,3 +111,29 @@ import Testing
         #expect(request.requests.first?.value(forHTTPHeaderField: "X-Session") == nil)
     }
 }
+
+/// A Session released right after its last response: AsyncHTTPClient 1.37.0 traps when its pool
+/// shuts down while a connection is being handed back to it, so the transport delays its shutdown.
+/// The race needs load: eight workers release sessions at once.
+@Suite struct SessionReleaseTests {
+    @Test func sessionsReleasedRightAfterTheirResponseDoNotCrashTheProcess() async throws {
+        let server = try await testServer()
+        let failures = await withTaskGroup(of: Int.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    var failures = 0
+                    for round in 0..<40 {
+                        let session = Session()
+                        let path = (worker + round).isMultiple(of: 2) ? "/bytes/64" : "/stream-bytes/70000"
+                        let response = await session.request(server.url(path)).serializingData().response
+                        let download = await session.download(server.url(path)).serializingData().response
+                        if response.error != nil || download.error != nil { failures += 1 }
+                    }
+                    return failures
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(failures == 0)
+    }
+}

@@ -82,9 +82,9 @@ final class AsyncHTTPClientTransport: Transport {
 
     /// The client for `proxy`, or nil after shutdown.
     private func client(for proxy: TransportProxy?) -> HTTPClient? {
-        guard let proxy else { return directClient }
-        return proxiedClients.withLockedValue { clients -> HTTPClient? in
+        proxiedClients.withLockedValue { clients -> HTTPClient? in
             guard clients != nil else { return nil }
+            guard let proxy else { return directClient }
             if let client = clients?[proxy] { return client }
             let client = Self.makeClient(options: options, proxy: proxy)
             clients?[proxy] = client
@@ -133,20 +133,34 @@ final class AsyncHTTPClientTransport: Transport {
         return exchange
     }
 
+    /// How long the clients outlive `shutdown()`.
+    ///
+    /// AsyncHTTPClient 1.37.0 traps ("A connection that we don't know was released?",
+    /// HTTPConnectionPool+HTTP1Connections.swift:502) when its pool shuts down while a connection
+    /// that just finished a request is being handed back to it: the request's result is delivered
+    /// before the connection returns to the pool, so a Session released right after its last
+    /// response (a test, a command-line tool) could crash the process. Nothing new is accepted
+    /// from the moment `shutdown()` is called; the clients themselves shut down a little later,
+    /// once connections in the middle of being handed back have been.
+    static let shutdownGrace: TimeAmount = .milliseconds(200)
+
     func shutdown(completion: @escaping @Sendable () -> Void) {
         tlsConnections.shutdown()
         let proxied = proxiedClients.withLockedValue { clients in
             defer { clients = nil }
             return clients.map { Array($0.values) } ?? []
         }
-        let remaining = NIOLockedValueBox(proxied.count + 1)
-        for client in proxied + [directClient] {
-            client.shutdown { _ in
-                let isLast = remaining.withLockedValue { count -> Bool in
-                    count -= 1
-                    return count == 0
+        let clients = proxied + [directClient]
+        let remaining = NIOLockedValueBox(clients.count)
+        MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: Self.shutdownGrace) {
+            for client in clients {
+                client.shutdown { _ in
+                    let isLast = remaining.withLockedValue { count -> Bool in
+                        count -= 1
+                        return count == 0
+                    }
+                    if isLast { completion() }
                 }
-                if isLast { completion() }
             }
         }
     }
