@@ -39,9 +39,9 @@ for target in "${targets[@]}"; do
     # -rss_limit_mb bounds one input's memory; -timeout flags an input that takes over 10 s.
     "$bin/$target" "$corpus" ${seeds:+"$seeds"} -max_total_time="$seconds" -print_final_stats=1 \
         -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$artifacts/" > "$log" 2>&1 || true
-    runs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')"
-    rate="$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')"
-    cov="$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1 || echo '?')"
+    runs="$(grep -ao 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')"
+    rate="$(grep -ao 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')"
+    cov="$(grep -ao 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1 || echo '?')"
     found="$(find "$artifacts" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)"
     [[ "$found" -eq 0 ]] || failed=1
     summary+=("$(printf '%-22s %6ss  runs %-10s  exec/s %-7s  %-22s  artefacts %s' "$target" "$seconds" "$runs" "$rate" "$cov" "$found")")

@@ -26,7 +26,8 @@ public func fuzzCookies(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     for line in lines {
         if let cookie = SetCookie(line) {
             fuzzRequire(!cookie.name.isEmpty, "empty name parsed from \(line.debugDescription)")
-            fuzzRequire(cookie.domain.map { !$0.hasPrefix(".") && !$0.isEmpty } ?? true, "domain \(cookie.domain ?? "")")
+            // RFC 6265 5.2.3 drops one leading dot only: "..a.com" keeps one, and matches no host.
+            fuzzRequire(cookie.domain.map { !$0.isEmpty } ?? true, "empty domain from \(line.debugDescription)")
         }
     }
 
