@@ -24,6 +24,7 @@ struct LupineCommand: AsyncParsableCommand {
             DeleteCommand.self,
             HeadCommand.self,
             MeasureMemoryCommand.self,
+            SoakCommand.self,
         ]
     )
 }

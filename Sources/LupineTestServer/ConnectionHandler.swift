@@ -212,6 +212,16 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             written.assumeIsolated().whenComplete { _ in
                 context.close(promise: nil)
             }
+        case .rawBytesThenStall(let bytes):
+            state = .closing
+            guard rawGate.writeAndFlush(bytes) != nil else {
+                context.close(promise: nil)
+                return
+            }
+            armStallTimeout(context: context)
+        case .rawEndless(let head, let chunk):
+            state = .closing
+            RawRepeater(gate: rawGate, chunk: chunk).start(head: head, context: context)
         }
     }
 

@@ -10,4 +10,9 @@ enum Fault {
     case reset
     /// Write bytes that bypass the HTTP encoder, then close.
     case rawBytesThenClose(ByteBuffer)
+    /// Write bytes that bypass the HTTP encoder, then leave the connection open until the stall timeout.
+    case rawBytesThenStall(ByteBuffer)
+    /// Write `head` unencoded, then `chunk` again and again until the peer closes the connection
+    /// (or `RawRepeater.byteLimit` is reached): an endless header block or an endless body.
+    case rawEndless(head: ByteBuffer, chunk: ByteBuffer)
 }

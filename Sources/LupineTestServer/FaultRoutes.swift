@@ -3,6 +3,7 @@ import NIOCore
 /// `/fault/...`: endpoints that break HTTP on purpose so clients' error paths can be tested.
 enum FaultRoutes {
     static let maximumOversizedKiB = 16 * 1024
+    private static let chunkedHead = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: application/octet-stream\r\n\r\n"
 
     static func plan(_ request: TestRequest, name: String) -> ResponsePlan {
         switch name {
@@ -22,6 +23,26 @@ enum FaultRoutes {
             return oversizedHeaders(request)
         case "wrong-content-length":
             return .fault(.truncatedBody(declaredLength: 100, sentLength: 10, then: .closeConnection))
+        case "extra-bytes":
+            // Content-Length 5, then a whole second response the client never asked for.
+            return .fault(.rawBytesThenStall(ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"
+                + "HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nsmuggled")))
+        case "truncated-chunk":
+            // A chunk announcing 0x64 = 100 bytes, 10 sent, then the connection closes.
+            return .fault(.rawBytesThenClose(ByteBuffer(string: chunkedHead + "64\r\n0123456789")))
+        case "bad-chunk-size":
+            return .fault(.rawBytesThenStall(ByteBuffer(string: chunkedHead + "zz\r\nhello\r\n0\r\n\r\n")))
+        case "endless-headers":
+            return .fault(.rawEndless(head: ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"),
+                                      chunk: ByteBuffer(string: "X-Endless: " + String(repeating: "a", count: 1000) + "\r\n")))
+        case "endless-chunked":
+            // Chunks of 0x10000 = 64 KiB, never a last chunk.
+            var chunk = ByteBuffer(string: "10000\r\n")
+            chunk.writeRepeatingByte(UInt8(ascii: "x"), count: 0x10000)
+            chunk.writeString("\r\n")
+            return .fault(.rawEndless(head: ByteBuffer(string: chunkedHead), chunk: chunk))
+        case "redirect-loop":
+            return .response(.empty(.found, headers: ["Location": "/fault/redirect-loop"]))
         default:
             return .response(.error(.notFound, "not found"))
         }

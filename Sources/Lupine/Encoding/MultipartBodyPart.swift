@@ -24,10 +24,13 @@ struct MultipartBodyPart {
     let bodyContentLength: UInt64
 
     /// The header block: each field as `Name: value` followed by CRLF, then an empty line.
+    ///
+    /// A CR or LF inside a name or value is written as `%0D` / `%0A` (as browsers do, WHATWG
+    /// "multipart/form-data encoding"), so no field can add a header line or end the header block.
     var encodedHeaders: Data {
         var text = ""
         for header in headers {
-            text += "\(header.name): \(header.value)\r\n"
+            text += "\(Self.escapingLineBreaks(header.name)): \(Self.escapingLineBreaks(header.value))\r\n"
         }
         text += "\r\n"
         return Data(text.utf8)
@@ -117,5 +120,19 @@ struct MultipartBodyPart {
 
     private static func readFailure(_ error: any Error) -> AFError {
         .multipartEncodingFailed(reason: .inputStreamReadFailed(error: error))
+    }
+
+    /// `text` with CR and LF percent-encoded.
+    static func escapingLineBreaks(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A }) else { return text }
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\r": escaped.append(contentsOf: "%0D".unicodeScalars)
+            case "\n": escaped.append(contentsOf: "%0A".unicodeScalars)
+            default: escaped.append(scalar)
+            }
+        }
+        return String(escaped)
     }
 }

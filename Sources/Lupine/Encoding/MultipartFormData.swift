@@ -294,16 +294,29 @@ open class MultipartFormData {
     }
 
     /// The `Content-Disposition` (and, with a MIME type, `Content-Type`) fields of a part.
+    ///
+    /// A `"` in the name or file name is written as `%22` (with CR and LF, see `MultipartBodyPart`),
+    /// as browsers do, so it cannot end the quoted string early.
     func contentHeaders(withName name: String, fileName: String? = nil, mimeType: String? = nil) -> HTTPHeaders {
-        var disposition = "form-data; name=\"\(name)\""
+        var disposition = "form-data; name=\"\(Self.escapingQuotes(name))\""
         if let fileName {
-            disposition += "; filename=\"\(fileName)\""
+            disposition += "; filename=\"\(Self.escapingQuotes(fileName))\""
         }
         var headers: HTTPHeaders = [HTTPHeader(name: "Content-Disposition", value: disposition)]
         if let mimeType {
             headers.add(HTTPHeader(name: "Content-Type", value: mimeType))
         }
         return headers
+    }
+
+    private static func escapingQuotes(_ text: String) -> String {
+        // By scalar: a quote followed by a combining mark is one Character, but still a quote on the wire.
+        guard text.utf8.contains(UInt8(ascii: "\"")) else { return text }
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if scalar == "\"" { escaped.append(contentsOf: "%22".unicodeScalars) } else { escaped.append(scalar) }
+        }
+        return String(escaped)
     }
 
     /// Records an `append` problem unless an earlier one was recorded.

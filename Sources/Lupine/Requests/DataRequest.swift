@@ -6,7 +6,8 @@ import NIOConcurrencyHelpers
 
 /// A request whose response body is collected in memory.
 ///
-/// The body is bounded (`DataRequest.maximumDataSize`): a larger response fails with
+/// The body is bounded (512 MiB, `DataRequest.maximumDataSize`), whether its length is announced
+/// or not (a chunked body that never ends): a larger response fails with
 /// `AFError.sessionTaskFailed(error: URLError(.dataLengthExceedsMaximum))` instead of exhausting
 /// memory. Use a download for large bodies.
 public class DataRequest: Request, @unchecked Sendable {
@@ -23,6 +24,8 @@ public class DataRequest: Request, @unchecked Sendable {
         var data: Data?
         /// Content-Length of the response, used to size the buffer once.
         var expectedLength = 0
+        /// The bound on `data`; lowered only by tests, before the request is resumed.
+        var maximumSize = DataRequest.maximumDataSize
         var validators: [@Sendable () -> Void] = []
     }
 
@@ -52,7 +55,8 @@ public class DataRequest: Request, @unchecked Sendable {
     override func didReceiveResponseHead(_ response: HTTPURLResponse, task: any TransportTask) -> TransportReadiness {
         let expected = response.expectedContentLength
         updateDownloadProgress(expected: expected, received: 0)
-        if expected > Self.maximumDataSize {
+        let maximumSize = dataState.withLockedValue { $0.maximumSize }
+        if expected > maximumSize {
             failTransfer(with: .dataLengthExceedsMaximum, task: task)
             return .proceed
         }
@@ -61,7 +65,7 @@ public class DataRequest: Request, @unchecked Sendable {
     }
 
     override func didReceiveBodyPart(_ data: Data, task: any TransportTask) -> TransportReadiness {
-        let received = dataState.withLockedValue { state -> Int64 in
+        let (received, maximumSize) = dataState.withLockedValue { state -> (Int64, Int64) in
             if state.data == nil {
                 var buffer = Data(capacity: max(state.expectedLength, data.count))
                 buffer.append(data)
@@ -69,9 +73,9 @@ public class DataRequest: Request, @unchecked Sendable {
             } else {
                 state.data?.append(data)
             }
-            return Int64(state.data?.count ?? 0)
+            return (Int64(state.data?.count ?? 0), state.maximumSize)
         }
-        if received > Self.maximumDataSize {
+        if received > maximumSize {
             failTransfer(with: .dataLengthExceedsMaximum, task: task)
             return .proceed
         }

@@ -49,7 +49,12 @@ struct ResumeData: Codable, Equatable, Sendable {
     }
 
     init?(data: Data) {
-        guard let decoded = try? PropertyListDecoder().decode(ResumeData.self, from: data),
+        // Lupine writes XML property lists in UTF-8. Anything else is refused before it reaches
+        // PropertyListDecoder, which traps (FoundationEssentials, CodableUtilities.swift) on an
+        // <integer> holding bytes that are not UTF-8: resume data may come from a file or a peer.
+        guard String(validating: data, as: UTF8.self) != nil,
+              data.starts(with: Data("<?xml".utf8)) || data.starts(with: Data("<plist".utf8)),
+              let decoded = try? PropertyListDecoder().decode(ResumeData.self, from: data),
               decoded.version == Self.currentVersion,
               decoded.bytesOnDisk >= 0,
               URL(string: decoded.url) != nil

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Builds Lupine's libFuzzer targets and runs each for a fixed time, one after the other.
+#
+#   Fuzz/run.sh [seconds-per-target] [target...]
+#
+# Corpora grow under .build-fuzz/corpus/<target> (gitignored), seeded from Fuzz/Seeds/<target>;
+# a crashing input is saved as .build-fuzz/artifacts/<target>/crash-*. Prints, per target, the
+# runs, execs/s, coverage and number of crash/leak/timeout/oom artefacts. Exits non-zero when a
+# target left an artefact.
+set -euo pipefail
+# The Swift runtime's backtracer would otherwise take over a crash (and stall under ASan).
+export SWIFT_BACKTRACE=enable=no
+
+seconds="${1:-180}"
+shift || true
+root="$(cd "$(dirname "$0")/.." && pwd)"
+out="$root/.build-fuzz"
+all_targets=(FuzzFormEncoding FuzzMultipart FuzzHeaders FuzzCookies FuzzResumeData FuzzServerSentEvents)
+targets=("${@:-${all_targets[@]}}")
+if [[ $# -eq 0 ]]; then targets=("${all_targets[@]}"); fi
+
+echo "building fuzz targets (release, -sanitize=fuzzer,address, -enable-testing)..."
+swift build -c release --package-path "$root/Fuzz" --scratch-path "$out/build" \
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -enable-testing \
+    > "$out-build.log" 2>&1 || { tail -40 "$out-build.log"; exit 1; }
+bin="$(swift build -c release --package-path "$root/Fuzz" --scratch-path "$out/build" --show-bin-path)"
+
+mkdir -p "$out/logs"
+summary=()
+failed=0
+for target in "${targets[@]}"; do
+    corpus="$out/corpus/$target"
+    artifacts="$out/artifacts/$target"
+    mkdir -p "$corpus" "$artifacts"
+    seeds="$root/Fuzz/Seeds/$target"
+    [[ -d "$seeds" ]] || seeds=""
+    log="$out/logs/$target.log"
+    echo "running $target for ${seconds}s..."
+    # -rss_limit_mb bounds one input's memory; -timeout flags an input that takes over 10 s.
+    "$bin/$target" "$corpus" ${seeds:+"$seeds"} -max_total_time="$seconds" -print_final_stats=1 \
+        -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$artifacts/" > "$log" 2>&1 || true
+    runs="$(grep -ao 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')"
+    rate="$(grep -ao 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')"
+    cov="$(grep -ao 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1 || echo '?')"
+    found="$(find "$artifacts" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)"
+    [[ "$found" -eq 0 ]] || failed=1
+    summary+=("$(printf '%-22s %6ss  runs %-10s  exec/s %-7s  %-22s  artefacts %s' "$target" "$seconds" "$runs" "$rate" "$cov" "$found")")
+done
+
+echo
+printf '%s\n' "${summary[@]}"
+exit "$failed"
