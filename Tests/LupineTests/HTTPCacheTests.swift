@@ -341,4 +341,24 @@ import Testing
         let answered = await Self.fetch(session, resource.url) { $0.cachePolicy = .returnCacheDataDontLoad }
         #expect(answered.value?.serial == -1)
     }
+
+    /// corelibs' URLCache appends a URL to its eviction order on every store, even when the URL is
+    /// already held; a later eviction then force-unwraps the second, already removed entry and
+    /// the process traps. Storing the same URL twice, then filling the cache, crashed Lupine.
+    @Test func restoringAURLThenFillingTheCacheDoesNotCrash() async throws {
+        let server = try await testServer()
+        let cache = URLCache(memoryCapacity: 16 << 10, diskCapacity: 0, diskPath: nil)
+        let session = Self.session(cache: cache)
+        let repeated = Self.resource(server, [:])
+        _ = await Self.fetch(session, repeated.url)
+        _ = await Self.fetch(session, repeated.url)
+        #expect(server.hits(for: repeated.path) == 2)
+        // Other resources until the cache must evict, several entries at a time.
+        for _ in 0..<30 {
+            let other = Self.resource(server, [:])
+            let response = await Self.fetch(session, other.url)
+            #expect(response.error == nil)
+        }
+        #expect(cache.currentMemoryUsage <= 16 << 10)
+    }
 }

@@ -61,8 +61,7 @@ struct HTTPCache: @unchecked Sendable {
         let cache = urlCache
         let store: (CachedURLResponse?) -> Void = { chosen in
             guard let chosen else { return }
-            cache.storeCachedResponse(chosen, for: Self.key(url))
-            URLCacheMissMemo.shared.forget(url, in: cache)
+            Self.replace(chosen, for: url, in: cache)
         }
         if let handler {
             handler.dataTask(makeTask(), willCacheResponse: proposed, completion: store)
@@ -84,8 +83,7 @@ struct HTTPCache: @unchecked Sendable {
             ?? stored.response
         let cached = CachedURLResponse(response: response, data: stored.data,
                                        userInfo: entry.userInfo, storagePolicy: stored.cached.storagePolicy)
-        urlCache.storeCachedResponse(cached, for: Self.key(url))
-        URLCacheMissMemo.shared.forget(url, in: urlCache)
+        Self.replace(cached, for: url, in: urlCache)
         return StoredResponse(cached) ?? stored
     }
 
@@ -104,6 +102,20 @@ struct HTTPCache: @unchecked Sendable {
             return nil
         }
         return StoredResponse(cached)
+    }
+
+    /// Stores `cached` for `url`, removing what the cache held for it first.
+    ///
+    /// swift-corelibs-foundation's `URLCache` appends the URL to its eviction order on every store,
+    /// also when it already holds that URL: the order grows by one entry per store (a leak of about
+    /// 110 bytes a response in a long-running process), and a later eviction reaches the stale
+    /// duplicate and force-unwraps an entry it already removed, which traps the process. Removing
+    /// first keeps one order entry per URL.
+    private static func replace(_ cached: CachedURLResponse, for url: URL, in cache: URLCache) {
+        let key = Self.key(url)
+        cache.removeCachedResponse(for: key)
+        cache.storeCachedResponse(cached, for: key)
+        URLCacheMissMemo.shared.forget(url, in: cache)
     }
 
     /// The request entries are stored under: only the URL counts, whatever the request's policy.
