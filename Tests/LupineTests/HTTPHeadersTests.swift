@@ -3,6 +3,18 @@ import Testing
 @testable import Lupine
 
 @Suite struct HTTPHeadersTests {
+    /// Found by FuzzHeaders after names started being compared in ASCII: Alamofire compares
+    /// `lowercased()` names, so a non-ASCII name still matches across case.
+    @Test func nonASCIINamesMatchAcrossCaseAsAlamofires() {
+        var headers = HTTPHeaders()
+        headers.update(name: "X-Ϳtest-É", value: "1")
+
+        #expect(headers.value(for: "x-ϳtest-é") == "1")
+        #expect(headers["X-ϳTEST-é"] == "1")
+        headers.remove(name: "x-ϳtest-é")
+        #expect(headers.isEmpty)
+    }
+
     @Test func arrayInitReplacesLaterCaseInsensitiveDuplicatesInPlace() {
         let headers = HTTPHeaders([
             HTTPHeader(name: "Accept", value: "a"),

@@ -118,7 +118,7 @@ public struct HTTPHeaders: Equatable, Hashable, Sendable {
     }
 
     private func index(ofName name: String) -> Int? {
-        headers.firstIndex { $0.name.lupineEqualsIgnoringASCIICase(name) }
+        headers.firstIndex { $0.name.lupineEqualsIgnoringCase(name) }
     }
 }
 

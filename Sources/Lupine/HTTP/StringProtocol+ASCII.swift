@@ -13,6 +13,16 @@ extension StringProtocol {
         return true
     }
 
+    /// Whether `self` and `other` are equal after `lowercased()`, as Alamofire's `HTTPHeaders`
+    /// compares names: ASCII names (all real ones) take the byte comparison, any other falls back
+    /// to Unicode lowercasing, so "É" still finds "é".
+    func lupineEqualsIgnoringCase<Other: StringProtocol>(_ other: Other) -> Bool {
+        if utf8.allSatisfy({ $0 < 0x80 }) && other.utf8.allSatisfy({ $0 < 0x80 }) {
+            return lupineEqualsIgnoringASCIICase(other)
+        }
+        return lowercased() == other.lowercased()
+    }
+
     private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
         (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
     }
