@@ -14,17 +14,8 @@ scratch="${SCRATCH_PATH:-.build-release}"
 swift build -c release --scratch-path "$scratch" --product lupine >&2
 binary="$(swift build -c release --scratch-path "$scratch" --show-bin-path)/lupine"
 
-server_output="$(mktemp)"
-"$binary" serve --port 0 >"$server_output" 2>/dev/null &
-server_pid=$!
-trap 'kill "$server_pid" 2>/dev/null || true; rm -f "$server_output"' EXIT
-
-for _ in $(seq 1 100); do
-    [ -s "$server_output" ] && break
-    sleep 0.1
-done
-base_url="$(head -n 1 "$server_output")"
-[ -n "$base_url" ] || { echo "soak: lupine serve did not start" >&2; exit 1; }
+source Scripts/lupine-server.sh
+start_lupine_server "$binary" soak
 
 status=0
 "$binary" soak --requests "$requests" --server "$base_url" "$@" || status=$?
