@@ -231,11 +231,18 @@ import Testing
                             on: session)
         }
         #expect(await waitUntil { authenticator.held.current.count == 1 })
-        // The refresh is held: the new request goes out with the current credential meanwhile.
-        let other = await Self.send(server.url("/status/200"), interceptor, on: session)
+        // The refresh is held: the new request goes out with the current credential meanwhile
+        // (waited for with a time limit, so that a request held back fails the test, not hangs it).
+        let otherDone = Locked(false)
+        let otherTask = Task {
+            defer { otherDone.withValue { $0 = true } }
+            return await Self.send(server.url("/status/200"), interceptor, on: session)
+        }
+        #expect(await waitUntil { otherDone.current })
+        authenticator.releaseRefreshes()
+        let other = await otherTask.value
         #expect(other.response.error == nil)
         #expect(other.response.request?.headers["Authorization"] == "a0")
-        authenticator.releaseRefreshes()
 
         let first = await rejected.value
         #expect(first.response.error == nil)
