@@ -286,6 +286,80 @@ import Testing
         #expect(server.hits(for: kept) == 1)
     }
 
+    /// A path whose corelibs key can name a file (base64 without `/`), so that corelibs can
+    /// delete the marker files of its group.
+    static func pathWithFileableKey(_ server: LupineTestServer) -> String {
+        while true {
+            let path = newPath()
+            if let url = URL(string: server.url(path)), let identifier = HTTPCacheDiskStore.corelibsIdentifier(of: url),
+               !identifier.contains("/") { return path }
+        }
+    }
+
+    static func markerFiles(_ directory: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
+            .filter { $0.hasSuffix(".storedcachedurlresponse") }
+    }
+
+    @Test func removeCachedResponseReachesAnEntryOnlyOnDisk() async throws {
+        let server = try await testServer()
+        try await Self.withCacheDirectory { directory in
+            let cache = URLCache(memoryCapacity: 0, diskCapacity: 10 << 20, diskPath: directory.path)
+            let session = HTTPCacheTests.session(cache: cache)
+            let removed = Self.pathWithFileableKey(server)
+            let kept = Self.pathWithFileableKey(server)
+            let removedURL = Self.url(server, removed, ["Cache-Control": "max-age=3600"])
+            let keptURL = Self.url(server, kept, ["Cache-Control": "max-age=3600"])
+            _ = await Self.fetch(session, removedURL)
+            _ = await Self.fetch(session, keptURL)
+
+            cache.removeCachedResponse(for: URLRequest(url: try #require(URL(string: removedURL))))
+            // Also in a new Session, as another process would be.
+            _ = await Self.fetch(Self.diskSession(directory, memory: 4 << 20), removedURL)
+            _ = await Self.fetch(session, keptURL)
+            #expect(server.hits(for: removed) == 2)
+            #expect(server.hits(for: kept) == 1)
+        }
+    }
+
+    @Test func groupMarkerFilesGoWithTheLastFileOfTheirGroup() async throws {
+        let server = try await testServer()
+        try await Self.withCacheDirectory { directory in
+            let session = Self.diskSession(directory)
+            let path = Self.pathWithFileableKey(server)
+            let first = Self.url(server, path, ["Cache-Control": "max-age=3600", "X-Key": "1"])
+            let second = Self.url(server, path, ["Cache-Control": "max-age=3600", "X-Key": "2"])
+            _ = await Self.fetch(session, first)
+            _ = await Self.fetch(session, second)
+            // The store's marker and the group's.
+            #expect(Self.markerFiles(directory).count == 2)
+
+            _ = await session.request(first, method: .delete).serializingData().response
+            #expect(Self.markerFiles(directory).count == 2)
+            _ = await session.request(second, method: .delete).serializingData().response
+            #expect(Self.markerFiles(directory).count == 1)
+            #expect(Self.entryFiles(directory).isEmpty)
+        }
+    }
+
+    @Test func markersInTheURLCacheStayWithinItsMemoryCapacity() async throws {
+        let server = try await testServer()
+        let cache = URLCache(memoryCapacity: 64 << 10, diskCapacity: 0, diskPath: nil)
+        let session = HTTPCacheTests.session(cache: cache)
+        var last = ""
+        var lastPath = ""
+        for _ in 0..<300 {
+            lastPath = Self.newPath()
+            last = Self.url(server, lastPath, ["Cache-Control": "max-age=3600"])
+            _ = await Self.fetch(session, last)
+        }
+        #expect(cache.currentMemoryUsage <= 64 << 10)
+        #expect(HTTPCacheStores.store(for: cache).memoryUsage.bytes <= 64 << 10)
+        // The newest entries are still answered from memory.
+        _ = await Self.fetch(session, last)
+        #expect(server.hits(for: lastPath) == 1)
+    }
+
     @Test func aNilURLCacheTurnsCachingOff() async throws {
         let server = try await testServer()
         let configuration = URLSessionConfiguration.af.ephemeral

@@ -106,7 +106,7 @@ struct HTTPCache: Sendable {
         guard let url = request.url else { return refreshed }
         let key = HTTPCacheKey(url)
         if entry.forbidsStoring {
-            store.remove(key)
+            store.remove(key, url: url)
         } else {
             store.store(refreshed, for: url, key: key, requestHeaders: request.allHTTPHeaderFields ?? [:])
         }
@@ -115,6 +115,6 @@ struct HTTPCache: Sendable {
 
     /// Forgets the responses stored for `url` (an unsafe method changed the resource).
     func invalidate(_ url: URL) {
-        store.remove(HTTPCacheKey(url))
+        store.remove(HTTPCacheKey(url), url: url)
     }
 }

@@ -17,10 +17,11 @@ import NIOConcurrencyHelpers
 /// deletes every file named `<time>.<identifier>.storedcachedurlresponse` in the directory (if it
 /// has at least one byte), and `removeCachedResponse(for:)` deletes the one whose identifier is
 /// the request's (base64 of host, port and path). Lupine writes one such file for the whole store
-/// and one per URL group, each one byte long, and uses a file only while its markers exist. Their
-/// names are fixed (time 0), so every process finds the same markers. An identifier that
-/// contains `/` cannot be a file name (corelibs cannot store such URLs on disk either): files of
-/// those URLs depend on the store marker alone.
+/// and one per URL group that has files, each one byte long, and uses a file only while its
+/// markers exist. Their names are fixed (time 0), so every process finds the same markers; a
+/// group's marker goes with the group's last file. An identifier that contains `/` cannot be a
+/// file name (corelibs cannot store such URLs on disk either): files of those URLs depend on the
+/// store marker alone.
 final class HTTPCacheDiskStore: @unchecked Sendable {
     /// The configured cache's directory, where the markers go.
     let cacheDirectory: URL
@@ -30,6 +31,8 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
     private struct IndexEntry {
         var size: Int
         var lastUse: UInt64
+        /// The URL group's tag (see `fileName(for:url:)`).
+        var tag: String
     }
 
     private struct State {
@@ -37,6 +40,9 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
         var index: [String: IndexEntry] = [:]
         var totalSize = 0
         var clock: UInt64 = 0
+        /// Files per group tag, and the corelibs identifier behind each tag with a marker file.
+        var filesPerTag: [String: Int] = [:]
+        var identifierByTag: [String: String] = [:]
     }
 
     // File operations run under the lock too: the disk tier is used when memory misses and when
@@ -47,19 +53,20 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
     static let markerExtension = "storedcachedurlresponse"
     private static let storeMarkerIdentifier = "LupineStore"
     private static let fileExtension = "lupinecache"
+    private static let noGroupTag = "none"
 
     init(cacheDirectory: URL) {
         self.cacheDirectory = cacheDirectory
         directory = cacheDirectory.appendingPathComponent("Lupine", isDirectory: true)
     }
 
-    /// The responses stored on disk for `key`, when there are any and nothing cleared them.
-    func read(_ key: HTTPCacheKey) -> HTTPCacheFile? {
+    /// The responses stored on disk for `key` (the key of `url`), when there are any and nothing
+    /// cleared them.
+    func read(_ key: HTTPCacheKey, url: URL) -> HTTPCacheFile? {
         state.withLockedValue { state in
             open(&state)
-            let name = Self.fileName(for: key)
-            let url = directory.appendingPathComponent(name)
-            guard let bytes = try? Data(contentsOf: url) else {
+            let (name, tag, _) = Self.fileName(for: key, url: url)
+            guard let bytes = try? Data(contentsOf: directory.appendingPathComponent(name)) else {
                 forget(name, in: &state)
                 return nil
             }
@@ -67,7 +74,7 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
                 remove(name, in: &state)
                 return nil
             }
-            guard storeMarkerExists(&state) else {
+            guard storeMarkerExists() else {
                 removeAllFiles(&state)
                 return nil
             }
@@ -76,7 +83,7 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
                 return nil
             }
             state.clock += 1
-            state.index[name] = IndexEntry(size: bytes.count, lastUse: state.clock)
+            record(name, IndexEntry(size: bytes.count, lastUse: state.clock, tag: tag), in: &state)
             return file
         }
     }
@@ -86,13 +93,23 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
     func write(_ variants: [StoredResponse], for key: HTTPCacheKey, url: URL, capacity: Int) {
         state.withLockedValue { state in
             open(&state)
-            let name = Self.fileName(for: key)
+            let (name, tag, identifier) = Self.fileName(for: key, url: url)
             guard !variants.isEmpty else {
                 remove(name, in: &state)
                 return
             }
-            if !storeMarkerExists(&state) { removeAllFiles(&state) }
-            let marker = groupMarker(for: url)
+            if !storeMarkerExists() {
+                removeAllFiles(&state)
+                writeMarker(Self.storeMarkerIdentifier)
+            }
+            var marker = ""
+            if let identifier {
+                let markerName = Self.markerName(identifier)
+                if fileManager.fileExists(atPath: cacheDirectory.appendingPathComponent(markerName).path) || writeMarker(identifier) {
+                    marker = markerName
+                    state.identifierByTag[tag] = identifier
+                }
+            }
             let bytes = HTTPCacheFile(key: key.string, marker: marker, variants: variants).encoded()
             guard bytes.count <= capacity else {
                 remove(name, in: &state)
@@ -105,17 +122,15 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
                 remove(name, in: &state)
                 return
             }
-            state.totalSize -= state.index[name]?.size ?? 0
             state.clock += 1
-            state.index[name] = IndexEntry(size: bytes.count, lastUse: state.clock)
-            state.totalSize += bytes.count
+            record(name, IndexEntry(size: bytes.count, lastUse: state.clock, tag: tag), in: &state)
             evict(toFit: capacity, in: &state)
         }
     }
 
-    func remove(_ key: HTTPCacheKey) {
+    func remove(_ key: HTTPCacheKey, url: URL) {
         state.withLockedValue { state in
-            remove(Self.fileName(for: key), in: &state)
+            remove(Self.fileName(for: key, url: url).name, in: &state)
         }
     }
 
@@ -129,29 +144,57 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
 
     /// Reads the folder once: the files there count against the capacity, oldest first. Without a
     /// store marker, nothing vouches for them (the cache may have been cleared while no Lupine
-    /// process ran): they are removed.
+    /// process ran): they are removed. Group markers without files are removed too.
     private func open(_ state: inout State) {
         guard !state.isOpen else { return }
         state.isOpen = true
         let files = (try? fileManager.contentsOfDirectory(at: directory, includingPropertiesForKeys: [.fileSizeKey, .contentModificationDateKey])) ?? []
-        guard fileManager.fileExists(atPath: markerURL(Self.storeMarkerIdentifier).path) else {
+        if storeMarkerExists() {
+            let found = files.compactMap { file -> (name: String, size: Int, date: Date)? in
+                guard file.pathExtension == Self.fileExtension,
+                      let values = try? file.resourceValues(forKeys: [.fileSizeKey, .contentModificationDateKey]) else { return nil }
+                return (file.lastPathComponent, values.fileSize ?? 0, values.contentModificationDate ?? .distantPast)
+            }
+            for file in found.sorted(by: { $0.date < $1.date }) {
+                let parts = file.name.split(separator: ".")
+                guard parts.count == 3 else { continue }
+                state.clock += 1
+                record(file.name, IndexEntry(size: file.size, lastUse: state.clock, tag: String(parts[1])), in: &state)
+            }
+        } else {
             for file in files { try? fileManager.removeItem(at: file) }
-            return
         }
-        let found = files.compactMap { file -> (name: String, size: Int, date: Date)? in
-            guard file.pathExtension == Self.fileExtension,
-                  let values = try? file.resourceValues(forKeys: [.fileSizeKey, .contentModificationDateKey]) else { return nil }
-            return (file.lastPathComponent, values.fileSize ?? 0, values.contentModificationDate ?? .distantPast)
-        }
-        for file in found.sorted(by: { $0.date < $1.date }) {
-            state.clock += 1
-            state.index[file.name] = IndexEntry(size: file.size, lastUse: state.clock)
-            state.totalSize += file.size
+        let markers = (try? fileManager.contentsOfDirectory(atPath: cacheDirectory.path)) ?? []
+        for name in markers where name.hasPrefix("0.") && name.hasSuffix("." + Self.markerExtension) {
+            let identifier = String(name.dropFirst(2).dropLast(Self.markerExtension.count + 1))
+            guard identifier != Self.storeMarkerIdentifier else { continue }
+            let tag = Self.tag(of: identifier)
+            if state.filesPerTag[tag] != nil {
+                state.identifierByTag[tag] = identifier
+            } else {
+                try? fileManager.removeItem(at: cacheDirectory.appendingPathComponent(name))
+            }
         }
     }
 
+    private func record(_ name: String, _ entry: IndexEntry, in state: inout State) {
+        if let previous = state.index.updateValue(entry, forKey: name) {
+            state.totalSize -= previous.size
+        } else {
+            state.filesPerTag[entry.tag, default: 0] += 1
+        }
+        state.totalSize += entry.size
+    }
+
+    /// Drops `name` from the index; the group's marker goes with its last file.
     private func forget(_ name: String, in state: inout State) {
-        if let entry = state.index.removeValue(forKey: name) { state.totalSize -= entry.size }
+        guard let entry = state.index.removeValue(forKey: name) else { return }
+        state.totalSize -= entry.size
+        let left = (state.filesPerTag[entry.tag] ?? 1) - 1
+        state.filesPerTag[entry.tag] = left > 0 ? left : nil
+        if left <= 0, let identifier = state.identifierByTag.removeValue(forKey: entry.tag) {
+            try? fileManager.removeItem(at: cacheDirectory.appendingPathComponent(Self.markerName(identifier)))
+        }
     }
 
     private func remove(_ name: String, in state: inout State) {
@@ -162,7 +205,12 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
     private func removeAllFiles(_ state: inout State) {
         let files = (try? fileManager.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? []
         for file in files { try? fileManager.removeItem(at: file) }
+        for identifier in state.identifierByTag.values {
+            try? fileManager.removeItem(at: cacheDirectory.appendingPathComponent(Self.markerName(identifier)))
+        }
         state.index.removeAll()
+        state.filesPerTag.removeAll()
+        state.identifierByTag.removeAll()
         state.totalSize = 0
     }
 
@@ -176,26 +224,13 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
 
     // MARK: Markers
 
-    /// Whether the store marker is still there; when it is not (the cache was cleared), a new one
-    /// is written and false is returned, so that the caller drops every file.
-    private func storeMarkerExists(_ state: inout State) -> Bool {
-        if fileManager.fileExists(atPath: markerURL(Self.storeMarkerIdentifier).path) { return true }
-        writeMarker(Self.storeMarkerIdentifier)
-        return false
+    /// Whether the store marker is there: corelibs' `removeAllCachedResponses()` deletes it.
+    private func storeMarkerExists() -> Bool {
+        fileManager.fileExists(atPath: cacheDirectory.appendingPathComponent(Self.markerName(Self.storeMarkerIdentifier)).path)
     }
 
-    /// The name of the marker file the entries of `url`'s group depend on, written when missing;
-    /// empty when the group's identifier cannot be a file name.
-    private func groupMarker(for url: URL) -> String {
-        guard let identifier = Self.corelibsIdentifier(of: url), !identifier.contains("/") else { return "" }
-        if !fileManager.fileExists(atPath: markerURL(identifier).path) {
-            guard writeMarker(identifier) else { return "" }
-        }
-        return markerURL(identifier).lastPathComponent
-    }
-
-    private func markerURL(_ identifier: String) -> URL {
-        cacheDirectory.appendingPathComponent("0.\(identifier).\(Self.markerExtension)")
+    private static func markerName(_ identifier: String) -> String {
+        "0.\(identifier).\(markerExtension)"
     }
 
     /// Writes a one-byte marker file named as corelibs names its entries.
@@ -203,7 +238,7 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
     private func writeMarker(_ identifier: String) -> Bool {
         do {
             try fileManager.createDirectory(at: cacheDirectory, withIntermediateDirectories: true)
-            try Data([0x4C]).write(to: markerURL(identifier), options: .atomic)
+            try Data([0x4C]).write(to: cacheDirectory.appendingPathComponent(Self.markerName(identifier)), options: .atomic)
             return true
         } catch {
             return false
@@ -223,8 +258,20 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
         return data.base64EncodedString()
     }
 
-    private static func fileName(for key: HTTPCacheKey) -> String {
-        let digest = SHA256.hash(data: Data(key.string.utf8))
-        return digest.map { String(format: "%02x", $0) }.joined() + "." + fileExtension
+    /// The file of `key`: the SHA-256 of the key, then the tag of its URL group (the SHA-256 of
+    /// the group's corelibs identifier, shortened), which lets the folder's listing tell which
+    /// group markers are still needed. The identifier is nil when it cannot name a marker file.
+    private static func fileName(for key: HTTPCacheKey, url: URL) -> (name: String, tag: String, identifier: String?) {
+        let identifier = corelibsIdentifier(of: url).flatMap { $0.contains("/") ? nil : $0 }
+        let tag = identifier.map(Self.tag(of:)) ?? noGroupTag
+        return (hex(SHA256.hash(data: Data(key.string.utf8))) + "." + tag + "." + fileExtension, tag, identifier)
+    }
+
+    private static func tag(of identifier: String) -> String {
+        String(hex(SHA256.hash(data: Data(identifier.utf8))).prefix(16))
+    }
+
+    private static func hex(_ digest: SHA256.Digest) -> String {
+        digest.map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -46,10 +46,10 @@ final class HTTPCacheStore: @unchecked Sendable {
             if marker.isHeld(by: cache) {
                 return Self.select(variants, requestHeaders: requestHeaders)
             }
-            dropCleared(key, cache: cache)
+            dropCleared(key, url: url, cache: cache)
             return nil
         }
-        guard let disk, cache.diskCapacity > 0, let file = disk.read(key) else { return nil }
+        guard let disk, cache.diskCapacity > 0, let file = disk.read(key, url: url) else { return nil }
         promote(file.variants, url: url, key: key, cache: cache)
         return Self.select(file.variants, requestHeaders: requestHeaders)
     }
@@ -61,14 +61,14 @@ final class HTTPCacheStore: @unchecked Sendable {
 
     /// The cache lost the marker of `key`'s entry: a clear call removed it. Without the store's
     /// own marker too, the whole cache was cleared; otherwise one URL group was.
-    private func dropCleared(_ key: HTTPCacheKey, cache: URLCache) {
+    private func dropCleared(_ key: HTTPCacheKey, url: URL, cache: URLCache) {
         let wholeCache = state.withLockedValue { state -> Bool in
             state.memory.remove(key)
             guard state.markers.cacheWasCleared(cache) else { return false }
             state.memory.removeAll()
             return true
         }
-        if wholeCache { disk?.removeAll() } else { disk?.remove(key) }
+        if wholeCache { disk?.removeAll() } else { disk?.remove(key, url: url) }
     }
 
     /// Keeps what was read from disk in memory too, so that the next hit does not read the file.
@@ -115,10 +115,10 @@ final class HTTPCacheStore: @unchecked Sendable {
         if cacheWasCleared { disk.removeAll() }
         guard response.storagePolicy == .allowed, response.cost <= diskCapacity / 20 else {
             // The disk keeps nothing older than what memory now holds for this request.
-            disk.remove(key)
+            disk.remove(key, url: url)
             return
         }
-        let current = disk.read(key)?.variants ?? []
+        let current = disk.read(key, url: url)?.variants ?? []
         disk.write(Self.merging(response, into: current, requestHeaders: requestHeaders).filter { $0.storagePolicy == .allowed },
                    for: key, url: url, capacity: diskCapacity)
     }
@@ -131,10 +131,10 @@ final class HTTPCacheStore: @unchecked Sendable {
         return Array(([response] + others).prefix(maximumVariants))
     }
 
-    /// Forgets every response stored for `key`.
-    func remove(_ key: HTTPCacheKey) {
+    /// Forgets every response stored for `key`, the key of `url`.
+    func remove(_ key: HTTPCacheKey, url: URL) {
         state.withLockedValue { $0.memory.remove(key) }
-        disk?.remove(key)
+        disk?.remove(key, url: url)
     }
 
     // MARK: For tests

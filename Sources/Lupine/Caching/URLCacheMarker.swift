@@ -14,10 +14,12 @@ import FoundationNetworking
 /// before an entry is used, Lupine checks that the cache still holds that very marker. A clear
 /// call removes the marker, and the entries that depend on it are dropped at their next lookup.
 ///
-/// The check is one lookup in the cache's memory, which corelibs answers without its disk. A marker
-/// costs the cache nothing against its memory capacity (corelibs counts an empty body with no
-/// `userInfo` as zero bytes), so markers never evict anything; a cache without memory
-/// (`memoryCapacity == 0`) cannot hold markers, and Lupine then keeps no entries in memory either.
+/// The check is one lookup in the cache's memory, which corelibs answers without its disk. corelibs
+/// counts a marker as 500 bytes (its `userInfo` entry) against the cache's `memoryCapacity`, so
+/// the markers of a busy process are bounded like any stored response: past the capacity, corelibs
+/// evicts the oldest, and the entries that depended on them are dropped at their next lookup. A
+/// cache without memory (`memoryCapacity == 0`) cannot hold markers; Lupine then keeps no entries
+/// in memory either.
 final class URLCacheMarker: @unchecked Sendable {
     // Both are immutable once made; CachedURLResponse is only compared by identity.
     let request: URLRequest
@@ -27,11 +29,17 @@ final class URLCacheMarker: @unchecked Sendable {
         guard url.host != nil else { return nil }
         request = URLRequest(url: url)
         response = CachedURLResponse(response: URLResponse(url: url, mimeType: nil, expectedContentLength: 0, textEncodingName: nil),
-                                     data: Data(), userInfo: nil, storagePolicy: .allowedInMemoryOnly)
+                                     data: Data(), userInfo: [Self.userInfoKey: true], storagePolicy: .allowedInMemoryOnly)
     }
 
-    /// Whether `cache` still holds this marker: false after a clear call removed it, or after
-    /// other code stored a response of its own under the same host, port and path.
+    static let userInfoKey = "lupine.cache.marker"
+
+    /// What corelibs counts a marker as against the cache's memory capacity.
+    static let cost = 500
+
+    /// Whether `cache` still holds this marker: false after a clear call removed it, after corelibs
+    /// evicted it, or after other code stored a response of its own under the same host, port
+    /// and path.
     func isHeld(by cache: URLCache) -> Bool {
         cache.cachedResponse(for: request) === response
     }
@@ -59,14 +67,17 @@ final class URLCacheMarker: @unchecked Sendable {
 /// The markers of one store in its `URLCache`: one per URL group, plus one for the whole store,
 /// which tells `removeAllCachedResponses()` apart from the removal of one URL. Not synchronized:
 /// its store's lock guards it.
+///
+/// corelibs evicts markers oldest first, once they fill its memory capacity. The store's own
+/// marker is therefore replaced by a new one whenever half that many group markers were planted
+/// after it, so that it is never the oldest; and the markers remembered here are capped at the
+/// number the cache can hold, oldest forgotten first.
 struct URLCacheMarkers {
     private var byGroup: [String: URLCacheMarker] = [:]
+    /// Groups in the order their markers were planted.
+    private var plantOrder: [String] = []
     private var storeMarker: URLCacheMarker?
-    private let storeURL: URL?
-
-    init() {
-        storeURL = URL(string: "http://lupine-store.invalid/\(UUID().uuidString)")
-    }
+    private var plantsSinceStoreMarker = 0
 
     /// The marker entries for `url` depend on, planted in `cache` when it has none (or lost it).
     ///
@@ -76,29 +87,39 @@ struct URLCacheMarkers {
         guard let group = URLCacheMarker.group(of: url) else { return (nil, false) }
         if let existing = byGroup[group], existing.isHeld(by: cache) { return (existing, false) }
         let cleared = storeMarker != nil && cacheWasCleared(cache)
-        if storeMarker == nil, let storeURL, let marker = URLCacheMarker(url: storeURL) {
-            marker.plant(in: cache)
-            storeMarker = marker
+        let capacity = max(16, cache.memoryCapacity / URLCacheMarker.cost)
+        if storeMarker == nil || plantsSinceStoreMarker >= capacity / 2 {
+            storeMarker = Self.plantStoreMarker(in: cache)
+            plantsSinceStoreMarker = 0
         }
         guard let marker = URLCacheMarker(url: url) else { return (nil, cleared) }
         marker.plant(in: cache)
-        byGroup[group] = marker
+        plantsSinceStoreMarker += 1
+        if byGroup.updateValue(marker, forKey: group) == nil {
+            plantOrder.append(group)
+        }
+        if plantOrder.count > capacity {
+            let forgotten = plantOrder.prefix(plantOrder.count - capacity)
+            forgotten.forEach { byGroup[$0] = nil }
+            plantOrder.removeFirst(forgotten.count)
+        }
         return (marker, cleared)
     }
 
-    /// Whether `cache` lost the store's own marker, which only a clear of the whole cache (or an
-    /// eviction by other code storing into it) does. All markers are then forgotten.
+    /// Whether `cache` lost the store's own marker, which only a clear of the whole cache does.
     mutating func cacheWasCleared(_ cache: URLCache) -> Bool {
         guard let storeMarker, storeMarker.isHeld(by: cache) else {
-            byGroup.removeAll()
             storeMarker = nil
             return true
         }
         return false
     }
 
-    mutating func removeAll() {
-        byGroup.removeAll()
-        storeMarker = nil
+    /// A marker under a URL of its own: no clear call but clearing the whole cache removes it.
+    private static func plantStoreMarker(in cache: URLCache) -> URLCacheMarker? {
+        guard let url = URL(string: "http://lupine-store.invalid/\(UUID().uuidString)"),
+              let marker = URLCacheMarker(url: url) else { return nil }
+        marker.plant(in: cache)
+        return marker
     }
 }
