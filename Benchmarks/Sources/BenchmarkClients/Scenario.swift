@@ -1,18 +1,22 @@
 import Foundation
 
-/// The five scenarios of issue #7, each a fixed amount of work for one client.
+/// The scenarios of issues #7 and #13, each a fixed amount of work for one client.
 ///
 /// S1 smallGET:          2000 sequential GETs of 64 bytes
 /// S2 concurrentGET64:   20000 GETs of 64 bytes, 64 in flight
 /// S3 body100MiB:        a 100 MiB body into memory
 /// S4 download100MiB:    a 100 MiB body to a file
 /// S5 post1MiB:          200 sequential POSTs of 1 MiB
+/// S6 cachedGET64:       S2's load on a small body with `Cache-Control: max-age=3600`: Lupine
+///                       answers from its HTTP cache, raw AsyncHTTPClient (which has none) and
+///                       URLSession (its cache off, as in every scenario) go to the network
 public enum Scenario: String, CaseIterable, Sendable {
     case smallGET = "S1 smallGET"
     case concurrentGET64 = "S2 concurrentGET64"
     case body100MiB = "S3 body100MiB"
     case download100MiB = "S4 download100MiB"
     case post1MiB = "S5 post1MiB"
+    case cachedGET64 = "S6 cachedGET64"
 
     /// Requests in flight at once in S2.
     public static let concurrency = 64
@@ -21,7 +25,7 @@ public enum Scenario: String, CaseIterable, Sendable {
     public func requestCount(scale: Double) -> Int {
         switch self {
         case .smallGET: Self.scaled(2000, scale)
-        case .concurrentGET64: max(Self.concurrency, Self.scaled(20000, scale)) / Self.concurrency * Self.concurrency
+        case .concurrentGET64, .cachedGET64: max(Self.concurrency, Self.scaled(20000, scale)) / Self.concurrency * Self.concurrency
         case .body100MiB, .download100MiB: 1
         case .post1MiB: Self.scaled(200, scale)
         }
@@ -37,14 +41,10 @@ public enum Scenario: String, CaseIterable, Sendable {
         case .smallGET:
             for _ in 0..<count { try await client.get("\(baseURL)/bytes/64") }
         case .concurrentGET64:
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<Self.concurrency {
-                    group.addTask {
-                        for _ in 0..<(count / Self.concurrency) { try await client.get("\(baseURL)/bytes/64") }
-                    }
-                }
-                try await group.waitForAll()
-            }
+            try await Self.concurrentGETs(count, of: "\(baseURL)/bytes/64", with: client)
+        case .cachedGET64:
+            // `/cached/KEY` answers with the query's pairs as header fields: a small JSON body.
+            try await Self.concurrentGETs(count, of: "\(baseURL)/cached/s6?Cache-Control=max-age%3D3600", with: client)
         case .body100MiB:
             let size = Self.largeBodySize(scale: scale)
             let received = try await client.bodyByteCount("\(baseURL)/bytes/\(size)")
@@ -59,6 +59,18 @@ public enum Scenario: String, CaseIterable, Sendable {
     }
 
     private static let postBody = Data(repeating: 0x61, count: 1 << 20)
+
+    /// `count` GETs of `url`, `concurrency` in flight.
+    private static func concurrentGETs(_ count: Int, of url: String, with client: any ScenarioClient) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<concurrency {
+                group.addTask {
+                    for _ in 0..<(count / concurrency) { try await client.get(url) }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
 
     private static func scaled(_ count: Int, _ scale: Double) -> Int { max(1, Int(Double(count) * scale)) }
 }

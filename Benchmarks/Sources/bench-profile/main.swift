@@ -13,7 +13,7 @@ guard arguments.count >= 2,
       let client = scenarioClient(named: arguments[arguments.startIndex]),
       let scenario = Scenario.allCases.first(where: { $0.rawValue.hasPrefix(arguments[arguments.startIndex + 1] + " ") })
 else {
-    FileHandle.standardError.write(Data("usage: bench-profile Lupine|AHC|URLSession S1|S2|S3|S4|S5 [runs]\n".utf8))
+    FileHandle.standardError.write(Data("usage: bench-profile Lupine|AHC|URLSession S1|S2|S3|S4|S5|S6 [runs]\n".utf8))
     exit(2)
 }
 let runs = arguments.count > 2 ? max(1, Int(arguments[arguments.startIndex + 2]) ?? 1) : 1
