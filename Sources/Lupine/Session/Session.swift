@@ -46,6 +46,10 @@ open class Session: @unchecked Sendable {
     let configuration: URLSessionConfiguration
     /// Moves the bytes of each exchange.
     let transport: any Transport
+    /// Traces requests; nil when no tracer was active at creation (see `TracingEventMonitor`).
+    let tracing: TracingEventMonitor?
+    /// Records metrics; nil when no metrics backend was active at creation (see `MetricsEventMonitor`).
+    let metrics: MetricsEventMonitor?
     /// Where handlers and monitors given the default queue run on Linux (serial, owned here).
     let callbackQueue: DispatchQueue
     /// True when `requestQueue` is the Session's own, which targets the root queue: URLRequests are
@@ -59,6 +63,8 @@ open class Session: @unchecked Sendable {
     private let schedulerBox = NIOLockedValueBox<any DelayScheduler>(DispatchDelayScheduler())
     /// Requests made and not yet finished (read by setup and cleanup).
     let activeRequests = NIOLockedValueBox<Set<Request>>([])
+    /// Whether the Session still takes requests (see `shutdown(gracePeriod:)`).
+    let shutdownState = SessionShutdown()
 
     /// Creates a Session.
     ///
@@ -123,7 +129,10 @@ open class Session: @unchecked Sendable {
         let serialRootQueue = rootQueue === DispatchQueue.main
             ? rootQueue
             : DispatchQueue(label: rootQueue.label, target: rootQueue)
-        self.transport = transport
+        let instruments = SessionInstruments(eventMonitors: eventMonitors)
+        tracing = instruments.tracing
+        metrics = instruments.metrics
+        self.transport = instruments.metrics.map { MeteredTransport(base: transport, metrics: $0) } ?? transport
         self.configuration = configuration
         self.rootQueue = serialRootQueue
         self.startRequestsImmediately = startRequestsImmediately
@@ -140,7 +149,8 @@ open class Session: @unchecked Sendable {
         // Monitors that keep the default queue receive events on a queue of their own that targets
         // the root queue: an event sent from the root queue then costs no thread wake-up.
         let monitorQueue = DispatchQueue(label: "\(serialRootQueue.label).eventMonitorQueue", target: serialRootQueue)
-        self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors, queue: serialRootQueue, defaultMemberQueue: monitorQueue)
+        self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors + instruments.added, queue: serialRootQueue,
+                                                  defaultMemberQueue: monitorQueue)
         serialRootQueue.setSpecific(key: Self.rootQueueKey, value: RootQueueMarker(owner: ObjectIdentifier(self)))
     }
 
