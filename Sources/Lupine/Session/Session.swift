@@ -235,8 +235,8 @@ open class Session: @unchecked Sendable {
     /// The URLRequest is built as for `request(_:method:parameters:encoding:headers:interceptor:requestModifier:)`.
     /// The body streams to a temporary file, which is moved per `destination` once complete.
     ///
-    /// - Parameter destination: Where the file goes; nil places it beside the temporary file, named
-    ///   `Alamofire_<temporary file name>`.
+    /// `destination` says where the file goes; nil places it beside the temporary file, named
+    /// `Alamofire_<temporary file name>`.
     open func download(_ convertible: any URLConvertible,
                        method: HTTPMethod = .get,
                        parameters: Parameters? = nil,
@@ -254,7 +254,7 @@ open class Session: @unchecked Sendable {
     /// Creates a DownloadRequest from a URL, method, an `Encodable` value encoded with `encoder`, and
     /// headers. `encoder` is not called when `parameters` is nil.
     ///
-    /// - Parameter destination: Where the file goes; nil places it beside the temporary file.
+    /// `destination` says where the file goes; nil places it beside the temporary file.
     open func download<Parameters: Encodable & Sendable>(_ convertible: any URLConvertible,
                                                          method: HTTPMethod = .get,
                                                          parameters: Parameters? = nil,
@@ -271,7 +271,7 @@ open class Session: @unchecked Sendable {
 
     /// Creates a DownloadRequest from a fully formed URLRequestConvertible (a router).
     ///
-    /// - Parameter destination: Where the file goes; nil places it beside the temporary file.
+    /// `destination` says where the file goes; nil places it beside the temporary file.
     open func download(_ convertible: any URLRequestConvertible,
                        interceptor: (any RequestInterceptor)? = nil,
                        shouldAutomaticallyResume: Bool? = nil,
@@ -297,6 +297,9 @@ open class Session: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - data:        The `resumeData` of a `DownloadRequest` or `DownloadResponse`, or `AFError.downloadResumeData`.
+    ///   - interceptor: Adapter and retrier for this request, after the Session's.
+    ///   - shouldAutomaticallyResume: Whether adding a response handler resumes the request; nil
+    ///     defers to `startRequestsImmediately`.
     ///   - destination: Where the file goes; nil places it beside the temporary file.
     open func download(resumingWith data: Data,
                        interceptor: (any RequestInterceptor)? = nil,
@@ -460,9 +463,9 @@ open class Session: @unchecked Sendable {
     /// Creates a DataStreamRequest from a URL, method, an `Encodable` value encoded with
     /// `encoder`, and headers. `encoder` is not called when `parameters` is nil.
     ///
-    /// - Parameters:
-    ///   - automaticallyCancelOnStreamError: Whether a `DataStreamSerializer` failure cancels the request.
-    ///   - requestModifier: Mutates the URLRequest built from URL, method and headers, before encoding.
+    /// With `automaticallyCancelOnStreamError`, a `DataStreamSerializer` failure cancels the
+    /// request; `requestModifier` mutates the URLRequest built from URL, method and headers,
+    /// before encoding.
     open func streamRequest<Parameters: Encodable & Sendable>(_ convertible: any URLConvertible,
                                                               method: HTTPMethod = .get,
                                                               parameters: Parameters? = nil,
@@ -480,9 +483,8 @@ open class Session: @unchecked Sendable {
 
     /// Creates a DataStreamRequest from a URL, method and headers, without parameters.
     ///
-    /// - Parameters:
-    ///   - automaticallyCancelOnStreamError: Whether a `DataStreamSerializer` failure cancels the request.
-    ///   - requestModifier: Mutates the URLRequest built from URL, method and headers.
+    /// With `automaticallyCancelOnStreamError`, a `DataStreamSerializer` failure cancels the
+    /// request; `requestModifier` mutates the URLRequest built from URL, method and headers.
     open func streamRequest(_ convertible: any URLConvertible,
                             method: HTTPMethod = .get,
                             headers: HTTPHeaders? = nil,
@@ -499,8 +501,7 @@ open class Session: @unchecked Sendable {
 
     /// Creates a DataStreamRequest from a fully formed URLRequestConvertible (a router).
     ///
-    /// - Parameters:
-    ///   - automaticallyCancelOnStreamError: Whether a `DataStreamSerializer` failure cancels the request.
+    /// With `automaticallyCancelOnStreamError`, a `DataStreamSerializer` failure cancels the request.
     open func streamRequest(_ convertible: any URLRequestConvertible,
                             automaticallyCancelOnStreamError: Bool = false,
                             interceptor: (any RequestInterceptor)? = nil,
@@ -516,10 +517,9 @@ open class Session: @unchecked Sendable {
     /// `requestModifier` runs; it goes through the Session's and `interceptor`'s adapters (an
     /// adapter can add a token) and retriers like any request.
     ///
-    /// - Parameters:
-    ///   - configuration: Subprotocol, message size limit, automatic ping interval.
-    ///   - shouldAutomaticallyResume: Whether adding a stream handler resumes the request; nil
-    ///     defers to `startRequestsImmediately`.
+    /// `configuration` sets the subprotocol, the message size limit and the automatic ping
+    /// interval; `shouldAutomaticallyResume` says whether adding a stream handler resumes the
+    /// request (nil defers to `startRequestsImmediately`).
     open func webSocketRequest(to url: any URLConvertible,
                                configuration: WebSocketRequest.Configuration = .default,
                                headers: HTTPHeaders? = nil,
