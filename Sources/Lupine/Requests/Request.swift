@@ -172,6 +172,7 @@ public class Request: @unchecked Sendable {
         }
         guard action != .ignore else { return self }
         notify { $0.requestDidCancel(self) }
+        attemptTaskDidFollowRequest(.cancel)
         switch action {
         case .cancelTransfer:
             notify { $0.requestDidCancelExchange(self) }
@@ -191,6 +192,7 @@ public class Request: @unchecked Sendable {
         }
         guard accepted else { return self }
         notify { $0.requestDidSuspend(self) }
+        attemptTaskDidFollowRequest(.suspend)
         if exchangeIsRunning { notify { $0.requestDidSuspendExchange(self) } }
         return self
     }
@@ -205,6 +207,7 @@ public class Request: @unchecked Sendable {
         }
         guard case let .notify(then: next) = action else { return self }
         notify { $0.requestDidResume(self) }
+        attemptTaskDidFollowRequest(.resume)
         switch next {
         case .startSetup: delegate?.readyToPerform(request: self)
         case .startTransfer: if let pending { startExchange(pending) }
