@@ -175,6 +175,7 @@ public class Request: @unchecked Sendable {
         }
         guard action != .ignore else { return self }
         notify { $0.requestDidCancel(self) }
+        attemptTaskDidFollowRequest(.cancel)
         switch action {
         case .cancelTransfer:
             notify { $0.requestDidCancelExchange(self) }
@@ -198,6 +199,7 @@ public class Request: @unchecked Sendable {
         guard accepted else { return self }
         readDemand.settle()
         notify { $0.requestDidSuspend(self) }
+        attemptTaskDidFollowRequest(.suspend)
         if exchangeIsRunning { notify { $0.requestDidSuspendExchange(self) } }
         return self
     }
@@ -214,6 +216,7 @@ public class Request: @unchecked Sendable {
         guard case let .notify(then: next) = action else { return self }
         readDemand.settle()
         notify { $0.requestDidResume(self) }
+        attemptTaskDidFollowRequest(.resume)
         switch next {
         case .startSetup: delegate?.readyToPerform(request: self)
         case .startTransfer: if let pending { startExchange(pending) }

@@ -98,7 +98,12 @@ final class RequestExchange: TransportEvents {
                                     response: HTTPURLResponse,
                                     head: TransportResponseHead,
                                     task: any TransportTask) {
-        let hopTask = HopTask(request: urlRequest, response: response, owner: request, identifier: request.redirectsSoFar)
+        guard let hopTask = request.attemptTaskFacade(showing: response) else {
+            // Every hop belongs to an attempt; without one, follow as if there were no handler.
+            hop.withLockedValue { $0.redirect = .follow(proposed) }
+            task.resumeReading()
+            return
+        }
         let answered = NIOLockedValueBox(false)
         handler.task(hopTask, willBeRedirectedTo: proposed, for: response) { [self] chosen in
             let alreadyAnswered = answered.withLockedValue { value -> Bool in
@@ -138,8 +143,18 @@ final class RequestExchange: TransportEvents {
                 request.exchangeDidAnswerChallenge(with: urlRequest)
                 return
             }
-            // A server rejected during the handshake fails with the evaluator's AFError, as in Alamofire.
-            request.didCompleteTransfer(error: error.lupineServerTrustError ?? .sessionTaskFailed(error: error))
+            // A server rejected during the handshake fails with the evaluator's AFError, as in
+            // Alamofire: the task fails early with it, then completes as cancelled (URLSession
+            // cancels the task whose trust challenge was refused).
+            if let trustError = error.lupineServerTrustError {
+                request.attemptTaskDidFailEarly(with: trustError)
+                request.didCompleteTransfer(error: .sessionTaskFailed(error: URLError(.cancelled, userInfo: [
+                    NSURLErrorFailingURLErrorKey: urlRequest.url as Any,
+                    NSLocalizedDescriptionKey: TransportErrorMapping.description(of: .cancelled),
+                ])))
+                return
+            }
+            request.didCompleteTransfer(error: .sessionTaskFailed(error: error))
             return
         }
         if let answered = hop.withLockedValue({ $0.challengeAnswer }) {
