@@ -9,9 +9,11 @@ cd "$(dirname "$0")/.."
 repetitions="${1:-3}"
 results="$(mktemp -d)"
 
-swift build -c release --scratch-path .build-release --product lupine >&2
-server_binary="$(swift build -c release --scratch-path .build-release --show-bin-path)/lupine"
+# The server comes from the benchmark package's own release build of Lupine: one release build
+# of the dependency graph instead of two.
 swift build -c release --package-path Benchmarks >&2
+swift build -c release --package-path Benchmarks --product lupine >&2
+server_binary="$(swift build -c release --package-path Benchmarks --show-bin-path)/lupine"
 
 server_output="$results/server.txt"
 "$server_binary" serve --port 0 >"$server_output" 2>/dev/null &

@@ -7,8 +7,9 @@ import NIOConcurrencyHelpers
 /// Plays a stored response to a request's exchange as if the transport had received it: the head,
 /// the body in one part, then completion, honouring pauses and `cancel()` like a transport.
 ///
-/// Every step runs on one private serial queue, so events never overlap (the `Transport`
-/// contract), and nothing is delivered before `start()` returns.
+/// Every step runs on one serial queue, so events never overlap (the `Transport` contract), and
+/// nothing is delivered before `start()` returns. The request's own queue serves: the replay
+/// starts from it, so its steps follow on the same thread instead of waking another.
 final class CacheReplayTask: TransportTask, @unchecked Sendable {
     private enum Step {
         case head, body, complete, done
@@ -16,15 +17,17 @@ final class CacheReplayTask: TransportTask, @unchecked Sendable {
 
     private let stored: StoredResponse
     private let events: any TransportEvents
-    private let queue = DispatchQueue(label: "lupine.cache.replay")
+    private let queue: DispatchQueue
     // Touched only on `queue`.
     private var step = Step.head
     /// What the consumer asks for now (set from any thread, read before each step).
     private let wantsPause = NIOLockedValueBox(false)
 
-    init(stored: StoredResponse, events: any TransportEvents) {
+    /// - Parameter queue: A serial queue the steps run on (the request's underlying queue).
+    init(stored: StoredResponse, events: any TransportEvents, queue: DispatchQueue) {
         self.stored = stored
         self.events = events
+        self.queue = queue
     }
 
     func start() {

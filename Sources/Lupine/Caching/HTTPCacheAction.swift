@@ -14,6 +14,12 @@ enum HTTPCacheAction: @unchecked Sendable {
     /// Nothing stored and the policy forbids loading (`returnCacheDataDontLoad`, `only-if-cached`).
     case fail
 
+    /// The stored response that answers the hop without the network, if any.
+    var replayed: StoredResponse? {
+        if case let .replay(stored) = self { return stored }
+        return nil
+    }
+
     /// The fields that make the hop's request conditional; empty unless revalidating.
     var conditionalHeaders: [HTTPHeader] {
         if case let .revalidate(_, headers) = self { return headers }

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import NIOConcurrencyHelpers
 
 /// A response held by the cache: what the rules know about it, its body, and where it may be kept.
 struct StoredResponse: Sendable {
@@ -12,6 +13,8 @@ struct StoredResponse: Sendable {
     /// The header fields a replay delivers, sorted by name, split where `Age` goes; worked out once.
     private let fieldsBeforeAge: [HTTPHeader]
     private let fieldsAfterAge: [HTTPHeader]
+    /// The last response a replay made, shared by the copies of this value.
+    private let replayed = ReplayedResponse()
 
     init(entry: HTTPCacheEntry, data: Data, storagePolicy: URLCache.StoragePolicy) {
         self.entry = entry
@@ -42,10 +45,40 @@ struct StoredResponse: Sendable {
                                      headerFields: fieldsBeforeAge + [age] + fieldsAfterAge)
     }
 
+    /// The `HTTPURLResponse` a replay with `head` delivers for `url`: made once, then reused by
+    /// the hits that follow for the same URL while the `Age` value stays the same (a response is
+    /// immutable, so requests can share it).
+    func httpURLResponse(for url: URL, head: TransportResponseHead) -> HTTPURLResponse? {
+        let age = head.headerFields.first { $0.name == "Age" }?.value ?? ""
+        return replayed.response(url: url, age: age) {
+            HTTPURLResponse(url: url, statusCode: head.statusCode, httpVersion: head.httpVersion,
+                            headerFields: ResponseHeaderFields.dictionary(from: head.headerFields))
+        }
+    }
+
     /// The response as `URLCache` and `CachedResponseHandler` see it.
     func cachedURLResponse(for url: URL) -> CachedURLResponse? {
         guard let response = HTTPURLResponse(url: url, statusCode: entry.statusCode, httpVersion: httpVersion,
                                              headerFields: entry.headerFields) else { return nil }
         return CachedURLResponse(response: response, data: data, userInfo: nil, storagePolicy: storagePolicy)
+    }
+}
+
+/// The last `HTTPURLResponse` made for replays of one stored response.
+private final class ReplayedResponse: Sendable {
+    private struct Made: @unchecked Sendable {
+        // HTTPURLResponse is not changed once made.
+        let url: URL
+        let age: String
+        let response: HTTPURLResponse
+    }
+
+    private let last = NIOLockedValueBox<Made?>(nil)
+
+    func response(url: URL, age: String, make: () -> HTTPURLResponse?) -> HTTPURLResponse? {
+        if let made = last.withLockedValue({ $0 }), made.age == age, made.url == url { return made.response }
+        guard let response = make() else { return nil }
+        last.withLockedValue { $0 = Made(url: url, age: age, response: response) }
+        return response
     }
 }

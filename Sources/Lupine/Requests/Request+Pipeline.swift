@@ -81,14 +81,18 @@ extension Request {
             return state.attemptDeadline
         }
         let cacheAction = usesHTTPCache ? session.cacheAction(for: sentRequest) : nil
-        var transportRequest: TransportRequest
+        let replayed = cacheAction?.replayed
+        // A stored response that answers without the network needs no transport request.
+        var transportRequest: TransportRequest?
         do {
             try sentRequest.lupineValidateHeaderFields()
             if case .fail? = cacheAction { throw Self.cacheMissError(for: sentRequest.url) }
-            transportRequest = try session.transportRequest(for: sentRequest, body: transportBody(for: sentRequest), deadline: deadline,
-                                                            schemes: supportedURLSchemes,
-                                                            conditionalHeaders: cacheAction?.conditionalHeaders ?? [],
-                                                            credential: credential)
+            if replayed == nil {
+                transportRequest = try session.transportRequest(for: sentRequest, body: transportBody(for: sentRequest), deadline: deadline,
+                                                                schemes: supportedURLSchemes,
+                                                                conditionalHeaders: cacheAction?.conditionalHeaders ?? [],
+                                                                credential: credential)
+            }
         } catch {
             let afError = error.asAFError ?? .sessionTaskFailed(error: URLError(.badURL))
             didCompleteTransfer(error: afError)
@@ -115,12 +119,20 @@ extension Request {
         }
         // A redirect hop continues the attempt's exchange, as it continues a URLSession task.
         if !isRedirectHop { notify { $0.requestDidResumeExchange(self) } }
-        if let answer = proxyAuthorizationAnswer(for: transportRequest.proxy) { transportRequest.proxy?.authorization = answer }
-        let exchange = RequestExchange(request: self, urlRequest: sentRequest, proxy: transportRequest.proxy, cacheAction: cacheAction)
+        if let answer = proxyAuthorizationAnswer(for: transportRequest?.proxy) { transportRequest?.proxy?.authorization = answer }
+        let exchange = RequestExchange(request: self, urlRequest: sentRequest, proxy: transportRequest?.proxy, cacheAction: cacheAction)
         // A fresh stored response answers without the network, through the same exchange events.
-        var replay: CacheReplayTask?
-        if case let .replay(stored)? = cacheAction { replay = CacheReplayTask(stored: stored, events: exchange) }
-        let task: any TransportTask = replay ?? openExchange(transportRequest, on: session, events: exchange)
+        let replay = replayed.map { CacheReplayTask(stored: $0, events: exchange, queue: underlyingQueue) }
+        let task: any TransportTask
+        if let replay {
+            task = replay
+        } else if let transportRequest {
+            task = openExchange(transportRequest, on: session, events: exchange)
+        } else {
+            // Not reached: without a replay, the transport request was made above.
+            didCompleteTransfer(error: .sessionTaskFailed(error: URLError(.badURL)))
+            return
+        }
         let cancelled = mutableState.withLockedValue { state -> Bool in
             state.transportTask = task
             return state.lifecycle.state == .cancelled
