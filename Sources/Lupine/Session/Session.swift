@@ -6,7 +6,7 @@ import NIOConcurrencyHelpers
 
 /// Creates and runs requests: the entry point of Lupine, as in Alamofire.
 ///
-/// A Session owns its transport (an AsyncHTTPClient client) and its queues. Requests hold it weakly:
+/// A Session owns its transport (Lupine's `ConnectionEngine`) and its queues. Requests hold it weakly:
 /// releasing a Session finishes its unfinished requests with `AFError.sessionDeinitialized` and
 /// shuts its transport down. `Session.default` (`AF`) lives for the whole process.
 open class Session: @unchecked Sendable {
@@ -89,9 +89,7 @@ open class Session: @unchecked Sendable {
                             redirectHandler: (any RedirectHandler)? = nil,
                             cachedResponseHandler: (any CachedResponseHandler)? = nil,
                             eventMonitors: [any EventMonitor] = [AlamofireNotifications()]) {
-        let options = AsyncHTTPClientTransport.Options(connectTimeout: configuration.timeoutIntervalForRequest,
-                                                       maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost)
-        self.init(transport: AsyncHTTPClientTransport(options: options),
+        self.init(transport: ConnectionEngine(configuration: .init(sessionConfiguration: configuration)),
                   configuration: configuration,
                   rootQueue: rootQueue,
                   startRequestsImmediately: startRequestsImmediately,
