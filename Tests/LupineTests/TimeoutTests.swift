@@ -22,7 +22,7 @@ import Testing
         let clock = ManualEngineClock()
         let session = Session.onManualClock(clock)
         let task = session.request(server.url("/fault/stall"), requestModifier: { $0.timeoutInterval = 2 }).serializingData()
-        #expect(await waitUntil { server.hits(for: "/fault/stall") == 1 })
+        #expect(await waitUntil { clock.requestsSent == 1 })
         clock.advance(by: .seconds(1))
         clock.advance(by: .seconds(1))
         let response = await task.response
@@ -39,7 +39,7 @@ import Testing
         let session = Session.onManualClock(clock)
         let request = session.request(server.url("/fault/stall"), requestModifier: { $0.timeoutInterval = 2 })
         let task = request.serializingData()
-        #expect(await waitUntil { server.hits(for: "/fault/stall") == 1 })
+        #expect(await waitUntil { clock.requestsSent == 1 })
         clock.advance(by: .milliseconds(1900))
         // The idle timer is still armed: nothing fired.
         #expect(clock.pendingTimers(dueWithin: .milliseconds(100)) >= 1)
@@ -72,7 +72,7 @@ import Testing
         configuration.timeoutIntervalForRequest = 3
         let session = Session.onManualClock(clock, configuration: configuration)
         let task = session.request(server.url("/fault/stall")).serializingData()
-        #expect(await waitUntil { server.hits(for: "/fault/stall") == 1 })
+        #expect(await waitUntil { clock.requestsSent == 1 })
         clock.advance(by: .seconds(3))
         let response = await task.response
 
@@ -85,7 +85,7 @@ import Testing
         let clock = ManualEngineClock()
         let session = Session.onManualClock(clock)
         let task = session.request(server.url("/delay/10"), requestModifier: { $0.timeoutInterval = 2 }).serializingData()
-        #expect(await waitUntil { server.hits(for: "/delay/10") == 1 })
+        #expect(await waitUntil { clock.requestsSent == 1 })
         clock.advance(by: .seconds(2))
 
         #expect(await task.response.error?.sessionTaskURLErrorCode == .timedOut)
@@ -134,9 +134,11 @@ import Testing
         let request = session.request(server.url("/drip?numbytes=10&duration=1"), requestModifier: { $0.timeoutInterval = 2 })
         let task = request.serializingData()
         #expect(await waitUntil { request.response != nil })
+        let before = request.downloadProgress.completedUnitCount
         request.suspend()
-        // The transport pauses when the next byte (100 ms apart) reaches the suspended request.
-        try await Task.sleep(for: .milliseconds(300))
+        // The transport pauses when the next byte reaches the suspended request (it is counted,
+        // then reading stops).
+        #expect(await waitUntil { request.downloadProgress.completedUnitCount > before })
         clock.advance(by: .seconds(10))
         // The idle check ran, found the body paused and armed itself again.
         #expect(await clock.waitForTimers(dueWithin: .seconds(2)))
@@ -208,7 +210,7 @@ import Testing
         let session = Session.onManualClock(clock)
         let task = session.request("http://127.0.0.1:\(silent.port)/get", requestModifier: { $0.timeoutInterval = 2 })
             .serializingData()
-        #expect(await waitUntil { silent.acceptedConnections == 1 })
+        #expect(await waitUntil { clock.requestsSent == 1 })
         clock.advance(by: .seconds(2))
 
         #expect(await task.response.error?.sessionTaskURLErrorCode == .timedOut)
@@ -224,7 +226,7 @@ import Testing
         // The only connection is taken by a request the server never answers.
         let blocker = session.request(server.url("/fault/stall"), requestModifier: { $0.timeoutInterval = 600 })
         let blockerTask = blocker.serializingData()
-        #expect(await waitUntil { server.hits(for: "/fault/stall") == 1 })
+        #expect(await waitUntil { clock.requestsSent == 1 })
         let waiting = session.request(server.url("/get"), requestModifier: { $0.timeoutInterval = 2 }).serializingData()
         #expect(await clock.waitForTimers(dueWithin: .seconds(2)))
         clock.advance(by: .seconds(2))

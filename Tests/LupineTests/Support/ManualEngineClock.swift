@@ -18,6 +18,18 @@ final class ManualEngineClock: EngineClock, @unchecked Sendable {
     private var offset = TimeAmount.zero
     private var timers: [Timer] = []
     private var nextID = 0
+    private var sent = 0
+
+    /// Requests the Sessions made by `Session.onManualClock` have sent (head and body written).
+    ///
+    /// A test waits for this, not for the server to see the request, before moving time: the
+    /// engine notes the activity of a write when it completes, which may come after the server
+    /// has read the bytes.
+    var requestsSent: Int { lock.withLock { sent } }
+
+    func noteRequestSent() {
+        lock.withLock { sent += 1 }
+    }
 
     var now: NIODeadline { lock.withLock { start + offset } }
 
@@ -86,7 +98,9 @@ extension Session {
         var engineConfiguration = ConnectionEngine.Configuration(sessionConfiguration: configuration)
         engineConfiguration.clock = clock
         adjust(&engineConfiguration)
+        let monitor = ClosureEventMonitor()
+        monitor.requestDidSendURLRequest = { _, _ in clock.noteRequestSent() }
         return Session(transport: ConnectionEngine(configuration: engineConfiguration), configuration: configuration,
-                       serverTrustManager: serverTrustManager)
+                       serverTrustManager: serverTrustManager, eventMonitors: [monitor])
     }
 }

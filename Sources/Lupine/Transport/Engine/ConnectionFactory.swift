@@ -73,7 +73,14 @@ struct ConnectionFactory: Sendable {
                     try pipeline.addHandler(boundSetup.value)
                 }
             }
-        let connected = bootstrap.connect(host: host, port: port)
+        // An address literal needs no resolver: NIO's runs getaddrinfo on a Dispatch queue, which a
+        // busy process may serve late.
+        let connected: EventLoopFuture<any Channel>
+        if let address = try? SocketAddress(ipAddress: host, port: port) {
+            connected = bootstrap.connect(to: address)
+        } else {
+            connected = bootstrap.connect(host: host, port: port)
+        }
         connected.whenFailure { error in boundSetup.value.connectFailed(error) }
         let (clock, ratio, logger) = (clock, decompressionRatioLimit, logger)
         return negotiated.futureResult

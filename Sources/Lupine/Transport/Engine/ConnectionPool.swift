@@ -137,7 +137,6 @@ final class ConnectionPool: Sendable {
         let key = connection.key
         logger.debug("connection open", metadata: ["connection": "\(connection.id)", "origin": "\(key.authority)",
                                                    "protocol": "\(connection is HTTP2Connection ? "h2" : "http/1.1")"])
-        connection.channel.closeFuture.whenComplete { _ in self.connectionDidClose(connection) }
         let (assigned, counts) = state.withLock { state -> ([EngineExchange], ConnectionCounts?) in
             guard !state.isShutDown else { return ([], nil) }
             state.connections[connection.id] = connection
@@ -150,6 +149,9 @@ final class ConnectionPool: Sendable {
             connection.channel.close(promise: nil)
             return
         }
+        // Registered once the connection is counted: a connection that already closed runs this
+        // at once, and must find itself there to be taken off.
+        connection.channel.closeFuture.whenComplete { _ in self.connectionDidClose(connection) }
         report(counts)
         if assigned.isEmpty, let http1 = connection as? HTTP1Connection {
             http1.channel.eventLoop.execute { http1.becameIdle() }

@@ -22,7 +22,7 @@ final class HTTP1Connection: PooledConnection, ExchangeHandlerOwner, @unchecked 
     let channel: any Channel
     /// Runs the exchanges; touched on the event loop only.
     private let handler: ExchangeHandler
-    private unowned let pool: ConnectionPool
+    private let pool: ConnectionPool
     /// A connection of its own for one exchange (a value-type trust evaluator): closed after it.
     let isDedicated: Bool
     /// Keeps the evaluator, whose identity is part of `key`, alive as long as the connection.

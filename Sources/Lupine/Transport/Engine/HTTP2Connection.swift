@@ -12,7 +12,7 @@ final class HTTP2Connection: PooledConnection, ExchangeHandlerOwner, @unchecked 
     let channel: any Channel
     let isDedicated = false
     private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
-    private unowned let pool: ConnectionPool
+    private let pool: ConnectionPool
     private let clock: any EngineClock
     private let decompressionRatioLimit: Int
     /// Keeps the evaluator, whose identity is part of `key`, alive as long as the connection.
@@ -108,7 +108,7 @@ final class HTTP2SettingsWatcher: ChannelInboundHandler {
     typealias InboundOut = HTTP2Frame
 
     private let connection: HTTP2Connection
-    private unowned let pool: ConnectionPool
+    private let pool: ConnectionPool
 
     init(connection: HTTP2Connection, pool: ConnectionPool) {
         self.connection = connection
