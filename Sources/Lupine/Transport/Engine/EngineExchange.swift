@@ -27,8 +27,9 @@ final class EngineExchange: TransportTask {
 
     struct State {
         var phase = Phase.created
-        /// Pauses not yet answered by a resume; reading is paused while positive. A counter rather
-        /// than a flag so that a resume racing ahead of the pause it answers cancels it out.
+        /// Pauses not yet answered by a resume: reading is paused while positive. The consumer
+        /// alternates pause and resume, so this is 0 or 1; a count keeps it right even if a resume
+        /// from another thread overtakes the pause it answers.
         var pauses = 0
         /// The handler holds parts or a socket read back because of a pause: a resume must wake it.
         var stalled = false
@@ -92,8 +93,8 @@ final class EngineExchange: TransportTask {
         }
     }
 
-    /// Counts one more reason to stop reading: the handler holds parts and socket reads until
-    /// the matching `resumeReading()`.
+    /// Stops delivery and socket reads until the matching `resumeReading()`. From an event
+    /// callback it takes effect before the next event: the handler checks it before each one.
     func pauseReading() {
         state.withLock { $0.pauses += 1 }
     }

@@ -271,11 +271,11 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             let transportHead = TransportResponseHead(statusCode: Int(head.status.code),
                                                       httpVersion: Self.versionText(head.version),
                                                       headerFields: head.headers.map { HTTPHeader(name: $0.name, value: $0.value) })
-            if case .pause = exchange.events.transportDidReceive(exchange, head: transportHead) { exchange.pauseReading() }
+            exchange.events.transportDidReceive(exchange, head: transportHead)
         case let .body(buffer):
             // The Data shares the buffer's storage instead of copying it.
             let bodyPart = buffer.getData(at: buffer.readerIndex, length: buffer.readableBytes, byteTransferStrategy: .noCopy) ?? Data()
-            if case .pause = exchange.events.transportDidReceive(exchange, bodyPart: bodyPart) { exchange.pauseReading() }
+            exchange.events.transportDidReceive(exchange, bodyPart: bodyPart)
         case .end:
             if isInformational {
                 isInformational = false
