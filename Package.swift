@@ -75,5 +75,15 @@ let package = Package(
             ],
             resources: [.copy("Resources/TLS")]
         ),
+        // Runs the built `lupine` executable as a subprocess; depending on its target makes
+        // `swift test` build it.
+        .testTarget(
+            name: "LupineCLITests",
+            dependencies: [
+                "LupineCLI",
+                "Lupine",
+                "LupineTestServer",
+            ]
+        ),
     ]
 )

@@ -78,7 +78,7 @@ final class RequestExchange: TransportEvents {
             return .proceed
         case .notARedirect:
             guard let response = makeResponse(head) else { return .proceed }
-            return request.exchangeDidReceive(response, headerFields: head.headerFields, task: task)
+            return request.exchangeDidReceive(response, head: head, task: task)
         case let .follow(proposed):
             guard let handler = request.effectiveRedirectHandler, let response = makeResponse(head) else {
                 hop.withLockedValue { $0.redirect = decision }
@@ -108,7 +108,7 @@ final class RequestExchange: TransportEvents {
             if let chosen {
                 hop.withLockedValue { $0.redirect = .follow(chosen) }
                 task.resumeReading()
-            } else if case .proceed = request.exchangeDidReceive(response, headerFields: head.headerFields, task: task) {
+            } else if case .proceed = request.exchangeDidReceive(response, head: head, task: task) {
                 task.resumeReading()
             }
         }
