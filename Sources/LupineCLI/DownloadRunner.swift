@@ -11,6 +11,9 @@ struct DownloadRunner {
     let options: RequestOptions
 
     func run() async throws {
+        guard !options.output.headersOnly, !options.output.bodyOnly else {
+            throw ValidationError("-h and -b choose what a request prints; a download saves the body to a file.")
+        }
         let prepared = try PreparedRequest(method: method, options: options)
         guard let url = prepared.urlRequest.url else { throw ExitStatus.exit(ExitStatus.malformedURL) }
         let connection = options.connection
@@ -60,7 +63,7 @@ struct DownloadRunner {
         withExtendedLifetime(session) {}
 
         if case let .success(file) = response.result {
-            bar.finish()
+            bar.finish(received: request.downloadProgress.completedUnitCount)
             if resumes { try? FileManager.default.removeItem(at: resumeFile) }
             if Terminal.isTerminal(STDERR_FILENO) { Console.note("Saved \(Self.displayPath(saved.withLock { $0 } ?? file))") }
             return

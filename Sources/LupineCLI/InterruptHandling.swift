@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Lupine
 import Synchronization
 
 /// Turns Ctrl-C (SIGINT), SIGTERM and SIGHUP into an orderly end: a command's own reaction first
@@ -54,6 +55,9 @@ final class InterruptHandling: Sendable {
         self.sources = Mutex(sources)
     }
 
+    /// Whether a signal has come.
+    var hasFired: Bool { firstSignal.hasFired }
+
     /// Once a signal has come, waits for its reaction to end the process, so that the command
     /// does not report the cancellation the reaction caused as a failure of its own.
     func parkIfInterrupted() async {
@@ -69,5 +73,18 @@ final class InterruptHandling: Sendable {
         }
         sources.forEach { $0.cancel() }
         for signalNumber in Self.signals { signal(signalNumber, SIG_DFL) }
+    }
+
+    /// Cancels `session`'s requests and waits (up to five seconds) until they have ended, so that
+    /// Lupine has removed the partial files of its downloads.
+    static func cancelRequests(of session: Session) async {
+        session.cancelAllRequests()
+        for _ in 0..<500 {
+            let running = await withCheckedContinuation { continuation in
+                session.withAllRequests { continuation.resume(returning: $0.count) }
+            }
+            if running == 0 { return }
+            try? await Task.sleep(nanoseconds: 10_000_000)
+        }
     }
 }

@@ -44,7 +44,7 @@ struct MeasureMemoryCommand: AsyncParsableCommand {
         let session = Session()
         // Ctrl-C must not leave a gigabyte behind: the transfers are cancelled (Lupine removes the
         // partial download), then the files registered with Termination are removed.
-        let interrupts = InterruptHandling { _ in await Self.cancelTransfers(of: session) }
+        let interrupts = InterruptHandling { _ in await InterruptHandling.cancelRequests(of: session) }
         defer { interrupts.stop() }
         let results: [Measurement]
         do {
@@ -65,19 +65,6 @@ struct MeasureMemoryCommand: AsyncParsableCommand {
         if results.contains(where: { $0.growth >= limit << 20 }) {
             Console.error("lupine: resident memory grew by \(limit) MiB or more.")
             throw ExitCode.failure
-        }
-    }
-
-    /// Cancels the Session's requests and waits (up to five seconds) until they have ended, so
-    /// that Lupine has removed the partial download file.
-    private static func cancelTransfers(of session: Session) async {
-        session.cancelAllRequests()
-        for _ in 0..<500 {
-            let running = await withCheckedContinuation { continuation in
-                session.withAllRequests { continuation.resume(returning: $0.count) }
-            }
-            if running == 0 { return }
-            try? await Task.sleep(nanoseconds: 10_000_000)
         }
     }
 

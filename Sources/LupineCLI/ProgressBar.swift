@@ -71,18 +71,20 @@ final class ProgressBar: Sendable {
         }
     }
 
-    /// Draws the final line (time taken instead of time left) and moves to the next line.
-    func finish() {
+    /// Draws the final line with the final count (progress handlers may still be queued) and the
+    /// time taken instead of the time left, and moves to the next line.
+    func finish(received: Int64) {
         guard isEnabled else { return }
         let now = Date()
         let line = state.withLock { state -> String in
             state.isFinished = true
+            state.received = max(state.received, received)
             state.timer.cancel()
             if state.start == nil {
                 state.start = now
                 state.firstReceived = 0
             }
-            if state.total == nil { state.total = state.received }
+            if state.total == nil || state.total ?? 0 < state.received { state.total = state.received }
             return Self.line(&state, now: now, finished: true)
         }
         queue.sync { draw(line) }

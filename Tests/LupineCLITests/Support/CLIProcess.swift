@@ -9,10 +9,11 @@ import Testing
 ///
 /// Standard output and standard error are pipes, or together one pseudo-terminal. Every
 /// descriptor the test opens is close-on-exec, so that a child started by a test running in
-/// parallel never holds another test's pipe open.
+/// parallel never holds another test's pipe open. A process still running when its `CLIProcess`
+/// goes away (a test that failed half-way) is killed.
 ///
 /// Unchecked Sendable: `process` (a Foundation `Process`) is set up in `init` and afterwards only
-/// read (`isRunning`, the termination status) or signalled; everything else is behind a lock.
+/// read (`isRunning`, the termination status) or signalled; the output is behind locks.
 final class CLIProcess: @unchecked Sendable {
     /// Where standard input comes from.
     enum Input: Sendable {
@@ -23,10 +24,15 @@ final class CLIProcess: @unchecked Sendable {
     }
 
     private let process: Process
-    private let output = Mutex(Data())
-    private let errors = Mutex(Data())
-    private let readersRunning = Mutex(0)
-    private let parentDescriptors: Mutex<[Int32]>
+    private let buffers = Buffers()
+
+    /// What the reader threads collect; they hold this, not the `CLIProcess`.
+    private final class Buffers: Sendable {
+        let output = Mutex(Data())
+        let errors = Mutex(Data())
+        let readersRunning = Mutex(0)
+    }
+
     /// The command line, for failure messages.
     let commandLine: String
 
@@ -39,6 +45,7 @@ final class CLIProcess: @unchecked Sendable {
     ///   - executable: another program to run instead (a shell running `lupine` in a pipeline).
     init(_ arguments: [String], environment: [String: String] = [:], input: Input = .none,
          directory: URL? = nil, terminal: PseudoTerminal? = nil, executable: URL? = nil) throws {
+        _ = Self.ignoringBrokenPipes
         process = Process()
         let lupine = try LupineExecutable.url
         process.executableURL = executable ?? lupine
@@ -49,20 +56,20 @@ final class CLIProcess: @unchecked Sendable {
         if let directory { process.currentDirectoryURL = directory }
         commandLine = (executable?.lastPathComponent ?? "lupine") + " " + arguments.joined(separator: " ")
 
-        var parentEnds: [Int32] = []
         var childEnds: [Int32] = []
+        var readEnds: [(descriptor: Int32, isOutput: Bool)] = []
         if let terminal {
             let slave = FileHandle(fileDescriptor: terminal.slave, closeOnDealloc: false)
             process.standardInput = slave
             process.standardOutput = slave
             process.standardError = slave
-            parentEnds = [terminal.master]
+            readEnds = [(terminal.master, true)]
         } else {
             let outputPipe = try Self.pipe()
             let errorPipe = try Self.pipe()
             process.standardOutput = FileHandle(fileDescriptor: outputPipe.write, closeOnDealloc: false)
             process.standardError = FileHandle(fileDescriptor: errorPipe.write, closeOnDealloc: false)
-            parentEnds = [outputPipe.read, errorPipe.read]
+            readEnds = [(outputPipe.read, true), (errorPipe.read, false)]
             childEnds = [outputPipe.write, errorPipe.write]
             switch input {
             case .none:
@@ -85,20 +92,30 @@ final class CLIProcess: @unchecked Sendable {
                 }
             }
         }
-        parentDescriptors = Mutex(parentEnds)
-        try process.run()
-        for descriptor in childEnds { close(descriptor) }
-        if let terminal {
-            terminal.closeSlave()
-            startReading(terminal.master, isOutput: true)
-        } else {
-            startReading(parentEnds[0], isOutput: true)
-            startReading(parentEnds[1], isOutput: false)
+        do {
+            try process.run()
+        } catch {
+            for descriptor in childEnds + readEnds.map(\.descriptor) { close(descriptor) }
+            terminal?.closeSlave()
+            throw error
         }
+        for descriptor in childEnds { close(descriptor) }
+        terminal?.closeSlave()
+        for end in readEnds { Self.startReading(end.descriptor, isOutput: end.isOutput, into: buffers) }
     }
 
-    /// A pipe whose two ends are close-on-exec (`pipe2` is not visible to Swift; a child spawned
-    /// by another thread between the two calls may inherit the ends until it execs).
+    /// A child that exits without reading all of its standard input must not kill the test
+    /// process with SIGPIPE: writes to that pipe fail with EPIPE instead.
+    private static let ignoringBrokenPipes: Void = {
+        signal(SIGPIPE, SIG_IGN)
+    }()
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// A pipe whose two ends are close-on-exec (`pipe2` is not visible to Swift, so a child
+    /// spawned by another thread between the two calls could still inherit them).
     private static func pipe() throws -> (read: Int32, write: Int32) {
         var descriptors: [Int32] = [0, 0]
         guard Glibc.pipe(&descriptors) == 0 else { throw POSIXError(.EMFILE) }
@@ -106,32 +123,36 @@ final class CLIProcess: @unchecked Sendable {
         return (descriptors[0], descriptors[1])
     }
 
-    private func startReading(_ descriptor: Int32, isOutput: Bool) {
-        readersRunning.withLock { $0 += 1 }
-        Thread.detachNewThread { [self] in
+    /// Reads `descriptor` until its end on a thread of its own, then closes it.
+    private static func startReading(_ descriptor: Int32, isOutput: Bool, into buffers: Buffers) {
+        buffers.readersRunning.withLock { $0 += 1 }
+        Thread.detachNewThread {
             var chunk = [UInt8](repeating: 0, count: 65536)
             while true {
                 let count = read(descriptor, &chunk, chunk.count)
                 if count > 0 {
-                    append(Data(chunk[0..<count]), isOutput: isOutput)
+                    let data = Data(chunk[0..<count])
+                    if isOutput {
+                        buffers.output.withLock { $0.append(data) }
+                    } else {
+                        buffers.errors.withLock { $0.append(data) }
+                    }
                 } else if count < 0, errno == EINTR {
                     continue
                 } else {
+                    // End of file, or EIO once a terminal's last slave descriptor is closed.
                     break
                 }
             }
-            readersRunning.withLock { $0 -= 1 }
+            close(descriptor)
+            buffers.readersRunning.withLock { $0 -= 1 }
         }
     }
 
-    private func append(_ data: Data, isOutput: Bool) {
-        if isOutput { output.withLock { $0.append(data) } } else { errors.withLock { $0.append(data) } }
-    }
-
     /// What standard output (or the terminal) received so far.
-    var standardOutput: Data { output.withLock { $0 } }
+    var standardOutput: Data { buffers.output.withLock { $0 } }
     /// What standard error received so far (empty with a terminal: it went to the terminal).
-    var standardError: Data { errors.withLock { $0 } }
+    var standardError: Data { buffers.errors.withLock { $0 } }
     var outputText: String { String(decoding: standardOutput, as: UTF8.self) }
     var errorText: String { String(decoding: standardError, as: UTF8.self) }
     var isRunning: Bool { process.isRunning }
@@ -159,9 +180,7 @@ final class CLIProcess: @unchecked Sendable {
     /// - Returns: its exit status, or 128 + the signal that ended it.
     @discardableResult
     func finish(upTo seconds: Double = 60) async throws -> Int32 {
-        try await wait(upTo: seconds, "the process to end") { !$0.process.isRunning && $0.readersRunning.withLock { $0 == 0 } }
-        for descriptor in parentDescriptors.withLock({ $0 }) { close(descriptor) }
-        parentDescriptors.withLock { $0 = [] }
+        try await wait(upTo: seconds, "the process to end") { !$0.process.isRunning && $0.buffers.readersRunning.withLock { $0 == 0 } }
         let status = process.terminationStatus
         return process.terminationReason == .uncaughtSignal ? 128 + status : status
     }
