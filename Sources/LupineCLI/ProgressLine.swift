@@ -14,8 +14,10 @@ enum ProgressLine {
     ///   - finished: the download is complete: the time taken replaces the time left.
     static func render(received: Int64, total: Int64?, bytesPerSecond: Double?, elapsed: TimeInterval,
                        finished: Bool, columns: Int) -> String {
-        let rate = bytesPerSecond.map { byteCount(Int64($0)) + "/s" } ?? "--/s"
-        let time: String
+        // Fixed widths, so that the bar keeps its length while the numbers change.
+        let rate = padded(bytesPerSecond.map { byteCount(Int64($0)) + "/s" } ?? "--/s", to: 10)
+        let bytes = padded(byteCount(received), to: 8)
+        var time: String
         if finished {
             time = "in " + duration(elapsed)
         } else if let total, let bytesPerSecond, bytesPerSecond > 0, total >= received {
@@ -23,12 +25,13 @@ enum ProgressLine {
         } else {
             time = total == nil ? duration(elapsed) : "ETA --:--"
         }
+        time = padded(time, to: 8)
         guard let total, total > 0 else {
-            return fit("\(byteCount(received))  \(rate)  \(time)", columns: columns)
+            return fit("\(bytes)  \(rate)  \(time)", columns: columns)
         }
         let fraction = min(1, max(0, Double(received) / Double(total)))
         let percent = String(format: "%3d%%", Int((fraction * 100).rounded(.down)))
-        let tail = " \(byteCount(received)) / \(byteCount(total))  \(rate)  \(time)"
+        let tail = " \(bytes) / \(byteCount(total))  \(rate)  \(time)"
         let barWidth = columns - 1 - percent.count - 3 - tail.count
         guard barWidth >= 10 else { return fit(percent + tail, columns: columns) }
         let filled = Int((Double(barWidth) * fraction).rounded(.down))
@@ -39,6 +42,10 @@ enum ProgressLine {
             bar = String(repeating: "=", count: filled) + ">" + String(repeating: " ", count: barWidth - filled - 1)
         }
         return "\(percent) [\(bar)]\(tail)"
+    }
+
+    private static func padded(_ text: String, to width: Int) -> String {
+        String(repeating: " ", count: max(0, width - text.count)) + text
     }
 
     private static func fit(_ line: String, columns: Int) -> String {

@@ -108,7 +108,7 @@ extension CLITests {
             try await interrupted.wait("the bar at 25%") { TerminalScreen.lines($0.standardOutput).last?.hasPrefix(" 25% [") == true }
             let frame = try #require(TerminalScreen.lines(interrupted.standardOutput).last)
             #expect(frame.count == 99)
-            #expect(frame.contains("] 256 KiB / 1.00 MiB  "))
+            #expect(frame.contains("]  256 KiB / 1.00 MiB  "))
             #expect(frame.contains("/s  ETA "))
             interrupted.send(SIGINT)
             #expect(try await interrupted.finish() == 130)
@@ -124,7 +124,7 @@ extension CLITests {
             let done = try #require(screen.first)
             #expect(done.hasPrefix("100% [====="))
             #expect(done.contains("=] 1.00 MiB / 1.00 MiB  "))
-            #expect(done.contains("/s  in 0:0"))
+            #expect(done.contains("/s   in 0:0"))
             #expect(screen.last == "Saved big.bin")
             #expect(try Data(contentsOf: file) == (try await expected("/bytes/1048576")))
         }

@@ -65,14 +65,14 @@ import Testing
 
     @Test func unknownLengthShowsBytesRateAndElapsedTime() {
         let line = ProgressLine.render(received: 1536, total: nil, bytesPerSecond: 512, elapsed: 3, finished: false, columns: 80)
-        #expect(line == "1.50 KiB  512 B/s  0:03")
+        #expect(line == "1.50 KiB     512 B/s      0:03")
     }
 
     @Test func finishedLineShowsTheTimeTaken() {
         let line = ProgressLine.render(received: 3 << 30, total: 3 << 30, bytesPerSecond: Double(100 << 20),
                                        elapsed: 3725, finished: true, columns: 100)
         #expect(line.hasPrefix("100% [====="))
-        #expect(line.hasSuffix("] 3.00 GiB / 3.00 GiB  100 MiB/s  in 1:02:05"))
+        #expect(line.hasSuffix("] 3.00 GiB / 3.00 GiB   100 MiB/s  in 1:02:05"))
     }
 
     @Test func narrowTerminalDropsTheBar() {
