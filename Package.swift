@@ -8,9 +8,11 @@ let package = Package(
         .library(name: "Lupine", targets: ["Lupine"]),
         .library(name: "LupineTestServer", targets: ["LupineTestServer"]),
         .executable(name: "lupine", targets: ["LupineCLI"]),
+        .library(name: "LupineOpenAPI", targets: ["LupineOpenAPI"]),
+        .library(name: "LupineServiceLifecycle", targets: ["LupineServiceLifecycle"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -19,6 +21,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        // Only for `swift package generate-documentation`; nothing links it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
     targets: [
         .target(
@@ -39,6 +48,10 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+                // Small packages with no dependencies of their own: every request can be traced
+                // and measured without the user wiring a middleware (see TracingEventMonitor).
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
         .systemLibrary(
@@ -83,6 +96,38 @@ let package = Package(
                 "LupineCLI",
                 "Lupine",
                 "LupineTestServer",
+            ]
+        ),
+        // Integrations with other server-side packages, each in a small target of its own so that
+        // the core library does not carry their dependencies.
+        .target(
+            name: "LupineOpenAPI",
+            dependencies: [
+                "Lupine",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .target(
+            name: "LupineServiceLifecycle",
+            dependencies: [
+                "Lupine",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(
+            name: "LupineEcosystemTests",
+            dependencies: [
+                "Lupine",
+                "LupineOpenAPI",
+                "LupineServiceLifecycle",
+                "LupineTestServer",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
     ]

@@ -11,6 +11,10 @@ import Synchronization
 /// is `{"serial": N, "varied": V}`: N counts the full responses the server generated (so a test
 /// tells a stored body from a new one), V is the request's value of the header `Vary` names.
 /// Both kinds of response carry `X-Served: 200-N` or `X-Served: 304-N`.
+///
+/// A request header `X-Cached-Set: Name: value` (repeatable) sets that response header for this
+/// answer only, replacing the configured one: a test makes the server change its mind between
+/// two requests of one URL (for instance a 304 that now says `Cache-Control: no-store`).
 enum CachedResourceRoutes {
     private static let serial = Atomic<Int>(0)
 
@@ -25,6 +29,14 @@ enum CachedResourceRoutes {
         var headers = HTTPHeaders()
         for field in request.query {
             headers.add(name: field.name, value: field.value)
+        }
+        for override in request.head.headers["x-cached-set"] {
+            guard let colon = override.firstIndex(of: ":") else { continue }
+            let name = override[..<colon].trimmingCharacters(in: " ")
+            let value = override[override.index(after: colon)...].trimmingCharacters(in: " ")
+            guard HeaderSyntax.isValidName(String(name)), HeaderSyntax.isValidValue(String(value)),
+                  !HeaderSyntax.isFramingHeader(String(name)) else { continue }
+            headers.replaceOrAdd(name: String(name), value: String(value))
         }
         if isNotModified(request, configured: headers) {
             headers.add(name: "X-Served", value: "304-\(number)")

@@ -132,6 +132,8 @@ import Testing
         authenticator.refreshFails.withValue { $0 = true }
         let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: BearerToken(value: "rejected"))
         let outcomes = await sendConcurrently(5, to: authenticator, with: interceptor)
+        #expect(authenticator.refreshes.current == 1)
+        // A request made after the failure starts a new round: its rejection refreshes again.
         let later = await send(to: authenticator, with: interceptor)
         for outcome in outcomes + [later] {
             guard case let .requestRetryFailed(retryError, originalError)? = outcome.response.error else {
@@ -142,7 +144,7 @@ import Testing
             #expect((originalError as? AFError)?.responseCode == 401)
             #expect(outcome.retryCount == 0)
         }
-        #expect(authenticator.refreshes.current == 1)
+        #expect(authenticator.refreshes.current == 2)
         #expect(try await authenticator.issuedCount() == 0)
     }
 
@@ -177,18 +179,21 @@ import Testing
     }
 
     @Test func refreshesBeyondTheWindowFailWithExcessiveRefresh() async throws {
-        // Every token is short-lived, so every request refreshes first.
-        let authenticator = TokenAuthenticator(server: try await testServer(), issuesTokensRequiringRefresh: true)
+        // Each request starts with an expired credential, so each refreshes first.
+        let authenticator = TokenAuthenticator(server: try await testServer())
         let clock = ManualUptime()
+        let expired = BearerToken(value: "expired", requiresRefresh: true)
         let interceptor = TokenInterceptor(authenticator: authenticator,
-                                           credential: BearerToken(value: "expired", requiresRefresh: true),
+                                           credential: expired,
                                            refreshWindow: TokenInterceptor.RefreshWindow(interval: 30, maximumAttempts: 2),
                                            uptime: { clock.now })
         #expect(await send(to: authenticator, with: interceptor).response.error == nil)
         clock.set(1)
+        interceptor.credential = expired
         #expect(await send(to: authenticator, with: interceptor).response.error == nil)
         // Two refreshes within the last 30 s, at 0 and 1: a third is refused, even at 30.
         clock.set(30)
+        interceptor.credential = expired
         let refused = await send(to: authenticator, with: interceptor)
         guard case let .requestAdaptationFailed(error)? = refused.response.error else {
             Issue.record("expected requestAdaptationFailed, got \(String(describing: refused.response.error))")
@@ -198,6 +203,7 @@ import Testing
         #expect(authenticator.refreshes.current == 2)
         // At 30.5 the refresh at 0 has left the window.
         clock.set(30.5)
+        interceptor.credential = expired
         let allowed = await send(to: authenticator, with: interceptor)
         #expect(allowed.response.error == nil)
         #expect(allowed.sentToken == "Bearer \(authenticator.key)-3")
@@ -227,8 +233,6 @@ import Testing
         let authenticator = TokenAuthenticator(server: try await testServer())
         authenticator.refreshFails.withValue { $0 = true }
         let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: BearerToken(value: "rejected"))
-        #expect(await send(to: authenticator, with: interceptor).response.error?.isRequestRetryError == true)
-        // The failed refresh is remembered: the same credential is not refreshed again.
         #expect(await send(to: authenticator, with: interceptor).response.error?.isRequestRetryError == true)
         #expect(authenticator.refreshes.current == 1)
 

@@ -152,10 +152,11 @@ import Testing
     @Test func downloadsAndStreamsStoreAndSendCookiesToo() async throws {
         let server = try await testServer()
         let session = Self.session()
-        _ = await session.download(server.url("/cookies/set?fromDownload=1")).serializingData().response
+        let setting = await session.download(server.url("/cookies/set?fromDownload=1")).serializingData().response
         let stream = session.streamRequest(Self.attributes(server, "name=fromStream&value=2&Path=/"))
         for await _ in stream.streamTask().streamingData() {}
         let sent = await session.download(server.url("/cookies")).serializingDecodable(CookieList.self).response
+        for file in [setting.fileURL, sent.fileURL].compactMap(\.self) { try? FileManager.default.removeItem(at: file) }
 
         #expect(sent.value?.cookies == ["fromDownload": "1", "fromStream": "2"])
     }

@@ -153,6 +153,21 @@ import Testing
                                         now: later.addingTimeInterval(30)) == .useStored)
     }
 
+    @Test func anEntryWhoseFieldsSayNoStoreIsNeverUsed() {
+        let stored = Self.entry(["Cache-Control": "no-store", "Last-Modified": "Wed, 21 Oct 2015 07:28:00 GMT"])
+        #expect(HTTPCacheRules.freshnessLifetime(stored) > 0)
+        #expect(Self.decide(stored, after: 1) == .load)
+        #expect(Self.decide(stored, after: 1, policy: .returnCacheDataElseLoad) == .load)
+        #expect(Self.decide(stored, after: 1, policy: .returnCacheDataDontLoad) == .fail)
+    }
+
+    @Test func heuristicAndExplicitFreshnessAreWorkedOutOnceWhenTheEntryIsMade() {
+        let heuristic = Self.entry(["Date": "Wed, 21 Oct 2015 07:28:00 GMT", "Last-Modified": "Wed, 11 Oct 2015 07:28:00 GMT"])
+        let explicit = Self.entry(["Cache-Control": "max-age=86400"])
+        #expect(heuristic.freshnessLifetime == 86_400)
+        #expect(explicit.freshnessLifetime == 86_400)
+    }
+
     // MARK: Parsing
 
     @Test func cacheControlReadsQuotedArgumentsAndMalformedAges() {

@@ -100,6 +100,94 @@ import Testing
     }
 }
 
+
+/// What LoggingEventMonitor puts in metadata, and what it keeps out of the log.
+@Suite struct LoggingEventMonitorMetadataTests {
+    private func logger(into store: LogStore) -> Logger {
+        var logger = Logger(label: "test.lupine") { _ in InMemoryLogHandler(store: store) }
+        logger.logLevel = .trace
+        return logger
+    }
+
+    @Test func everyLineCarriesMethodHostStatusDurationAndRequestIDAsMetadata() async throws {
+        let server = try await testServer()
+        let store = LogStore()
+        let session = Session(eventMonitors: [LoggingEventMonitor(logger: logger(into: store))])
+        let request = session.request(server.url("/status/201"), method: .put)
+        _ = await request.serializingData().response
+        #expect(await waitUntil { store.messages.contains { $0.hasPrefix("←") } })
+        let sent = try #require(store.entries.first { $0.message.hasPrefix("→") })
+        let completed = try #require(store.entries.first { $0.message.hasPrefix("←") })
+        for entry in [sent, completed] {
+            #expect(entry.metadata["lupine.request.id"] == request.id.uuidString)
+            #expect(entry.metadata["lupine.request.method"] == "PUT")
+            #expect(entry.metadata["lupine.request.host"] == "127.0.0.1")
+            #expect(entry.metadata["lupine.request.url"] == server.url("/status/201"))
+        }
+        #expect(sent.metadata["lupine.response.status"] == nil)
+        #expect(completed.metadata["lupine.response.status"] == "201")
+        let duration = try #require(completed.metadata["lupine.request.duration"].flatMap(Double.init))
+        #expect(duration >= 0 && duration < 60)
+        withExtendedLifetime(session) {}
+    }
+
+    @Test func urlCredentialsAndSensitiveQueryValuesAreRedacted() async throws {
+        let server = try await testServer()
+        let store = LogStore()
+        let session = Session(eventMonitors: [LoggingEventMonitor(logger: logger(into: store))])
+        let port = try #require(URL(string: server.url("/"))?.port)
+        let url = "http://alice:hunter2@127.0.0.1:\(port)/get?access_token=s3cr3t&page=2&API_KEY=k3y"
+        _ = await session.request(url).serializingData().response
+        #expect(await waitUntil { store.messages.contains { $0.hasPrefix("←") } })
+        let everything = store.everything
+        for secret in ["alice", "hunter2", "s3cr3t", "k3y"] {
+            #expect(!everything.contains(secret), "\(secret) was logged: \(everything)")
+        }
+        #expect(store.messages.first == "→ GET http://***@127.0.0.1:\(port)/get?access_token=***&page=2&API_KEY=***")
+        withExtendedLifetime(session) {}
+    }
+
+    @Test func credentialsInErrorDescriptionsAreRedacted() async throws {
+        let store = LogStore()
+        let session = Session(eventMonitors: [LoggingEventMonitor(logger: logger(into: store))])
+        let port = try closedLoopbackPort()
+        _ = await session.request("http://bob:pa55word@127.0.0.1:\(port)/x?token=t0k3n").serializingData().response
+        #expect(await waitUntil { store.messages.contains { $0.hasPrefix("✗") } })
+        #expect(!store.everything.contains("pa55word"))
+        #expect(!store.everything.contains("t0k3n"))
+        withExtendedLifetime(session) {}
+    }
+
+    @Test func headersAreLoggedOnlyWhenAskedWithSensitiveValuesMasked() async throws {
+        let server = try await testServer()
+        let quiet = LogStore()
+        let quietSession = Session(eventMonitors: [LoggingEventMonitor(logger: logger(into: quiet))])
+        let headers: HTTPHeaders = [.authorization(bearerToken: "b34r3r"), HTTPHeader(name: "X-Trace-Note", value: "visible")]
+        // X-Auth-Token, not Set-Cookie: a cookie would land in the shared cookie storage other tests read.
+        let url = server.url("/response-headers?X-Auth-Token=r3sp0ns3&X-Served-By=srv-n4me")
+        _ = await quietSession.request(url, headers: headers).serializingData().response
+        #expect(await waitUntil { quiet.messages.contains { $0.hasPrefix("←") } })
+        #expect(quiet.entries.allSatisfy { $0.metadata["lupine.request.headers"] == nil && $0.metadata["lupine.response.headers"] == nil })
+
+        let store = LogStore()
+        let session = Session(eventMonitors: [LoggingEventMonitor(logger: logger(into: store), logsHeaders: true,
+                                                                  redactedHeaders: LoggingEventMonitor.defaultRedactedHeaders.union(["X-Served-By"]))])
+        _ = await session.request(url, headers: headers).serializingData().response
+        #expect(await waitUntil { store.messages.contains { $0.hasPrefix("←") } })
+        let sent = try #require(store.entries.first { $0.message.hasPrefix("→") }?.metadata["lupine.request.headers"])
+        let received = try #require(store.entries.first { $0.message.hasPrefix("←") }?.metadata["lupine.response.headers"])
+        #expect(sent.contains("visible"))
+        #expect(sent.contains("***"))
+        #expect(received.contains("***"))
+        // The response token is in the URL asked for (the server echoes it as a header field), so
+        // only the logged response header fields are checked for it.
+        #expect(!store.everything.contains("b34r3r"), "the bearer token was logged")
+        #expect(!received.contains("r3sp0ns3"), "the X-Auth-Token value was logged: \(received)")
+        #expect(!received.contains("srv-n4me"), "a header named in redactedHeaders was logged: \(received)")
+        withExtendedLifetime((session, quietSession)) {}
+    }
+}
+
 /// Log lines kept in memory, for tests.
 final class LogStore: Sendable {
     struct Entry: Sendable {

@@ -127,6 +127,7 @@ import Testing
                         let path = (worker + round).isMultiple(of: 2) ? "/bytes/64" : "/stream-bytes/70000"
                         let response = await session.request(server.url(path)).serializingData().response
                         let download = await session.download(server.url(path)).serializingData().response
+                        if let file = download.fileURL { try? FileManager.default.removeItem(at: file) }
                         if response.error != nil || download.error != nil { failures += 1 }
                     }
                     return failures

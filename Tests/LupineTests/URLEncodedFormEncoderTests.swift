@@ -303,6 +303,8 @@ import Testing
                 var listInList = list.nestedUnkeyedContainer()
                 try listInList.encode("x")
                 try list.encodeNil()
+                // The array's super encoder writes where the array is, as in Alamofire: a value
+                // encoded through it replaces the array.
                 try "s".encode(to: list.superEncoder())
                 #expect(list.count == 4)
                 try container.encode("first", forKey: .repeated)
@@ -314,7 +316,42 @@ import Testing
                                             keyPathEncoding: .dots)
 
         #expect(try Self.form(Manual(), with: encoder)
-            == "object.leaf=v&list%5B0%5D=1&list%5B1%5D.leaf=1&list%5B2%5D%5B0%5D=x&list%5B3%5D=s&repeated=second&sup=5")
+            == "object.leaf=v&list=s&repeated=second&sup=5")
+    }
+
+    /// Alamofire's `ManuallyEncodableSubclass`: a subclass that encodes through every kind of
+    /// super encoder, with the expected form of Alamofire's own tests.
+    @Test(arguments: [false, true])
+    func manuallyEncodableSubclassEncodesThroughItsSuperEncoders(indexInBrackets: Bool) throws {
+        class Superclass: Encodable {
+            let one = "one"
+            let two = 2
+            let three = true
+        }
+        final class ManuallyEncodable: Superclass, @unchecked Sendable {
+            enum CodingKeys: String, CodingKey { case four, five }
+            let four = [1, 2, 3]
+            let five = ["a": "a", "b": "b"]
+            override func encode(to encoder: any Encoder) throws {
+                var keyed = encoder.container(keyedBy: CodingKeys.self)
+                try keyed.encode(four, forKey: .four)
+                try keyed.encode(five, forKey: .five)
+
+                var superContainer = keyed.superEncoder().container(keyedBy: CodingKeys.self)
+                try superContainer.encode(one, forKey: .four)
+
+                var superKeyedContainer = keyed.superEncoder(forKey: .four).container(keyedBy: CodingKeys.self)
+                try superKeyedContainer.encode(two, forKey: .five)
+
+                var unkeyed = keyed.nestedUnkeyedContainer(forKey: .four)
+                var unkeyedSuperContainer = unkeyed.superEncoder().container(keyedBy: CodingKeys.self)
+                try unkeyedSuperContainer.encode(one, forKey: .four)
+            }
+        }
+
+        let encoder = URLEncodedFormEncoder(arrayEncoding: indexInBrackets ? .indexInBrackets : .brackets)
+        #expect(try Self.form(ManuallyEncodable(), with: encoder)
+            == "five%5Ba%5D=a&five%5Bb%5D=b&four%5Bfive%5D=2&four%5Bfour%5D=one")
     }
 
     @Test func encoderReportsNoUserInfoAndIndexCodingPaths() throws {

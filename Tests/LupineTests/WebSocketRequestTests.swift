@@ -48,8 +48,71 @@ struct WebSocketRequestTests {
 
         #expect(received.current == ["text:hello", "binary:5"])
         #expect(events.map(\.summary).suffix(2).first == "disconnected(1000,nil)")
-        // Closing is a cancellation, as in Alamofire.
+        // A close ends the request without an error, as in Alamofire.
+        #expect(events.last?.summary == "completed(nil)")
+        #expect(request.error == nil)
+        #expect(request.isCancelled)
+    }
+
+    /// Alamofire's `testThatWebSocketsCanSendAndReceiveMessagesAndClose`, through the handler API.
+    @Test func closeFromTheEventHandlerCompletesWithoutAnError() async throws {
+        let server = try await testServer()
+        let session = Session()
+        let request = session.webSocketRequest(to: server.webSocketURL("/websocket/echo"))
+        let summaries = Locked<[String]>([])
+        let completion = Locked<WebSocketRequest.Completion?>(nil)
+
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            _ = request.streamMessageEvents { event in
+                switch event.kind {
+                case .connected:
+                    summaries.withValue { $0.append("connected") }
+                    request.send(.string("Echo")) { _ in }
+                case .receivedMessage:
+                    summaries.withValue { $0.append("message") }
+                    event.close(sending: .normalClosure)
+                case let .disconnected(code, _):
+                    summaries.withValue { $0.append("disconnected(\(code.rawValue))") }
+                case let .completed(value):
+                    completion.withValue { $0 = value }
+                    done.resume()
+                }
+            }
+        }
+
+        #expect(summaries.current == ["connected", "message", "disconnected(1000)"])
+        #expect(completion.current != nil)
+        #expect(completion.current?.error == nil)
+        #expect(request.error == nil)
+    }
+
+    @Test func closeBeforeTheConnectionOpensEndsWithoutAnError() async throws {
+        let server = try await testServer()
+        let session = Session(startRequestsImmediately: false)
+        let request = session.webSocketRequest(to: server.webSocketURL("/websocket/echo"))
+        request.close(sending: .goingAway)
+
+        let events = await webSocketEvents(of: request)
+
+        #expect(events.map(\.summary) == ["completed(nil)"])
+        #expect(request.error == nil)
+        #expect(request.isCancelled)
+    }
+
+    @Test func closeAfterCancelKeepsTheCancellationError() async throws {
+        let server = try await testServer()
+        let session = Session()
+        let request = session.webSocketRequest(to: server.webSocketURL("/websocket/echo"))
+
+        let events = await webSocketEvents(of: request) { event in
+            if case .connected = event.kind {
+                event.cancel()
+                event.close(sending: .normalClosure)
+            }
+        }
+
         #expect(events.last?.completion?.error?.isExplicitlyCancelledError == true)
+        #expect(request.error?.isExplicitlyCancelledError == true)
     }
 
     @Test func reassemblesFragmentedMessages() async throws {

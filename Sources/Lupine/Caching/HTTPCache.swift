@@ -3,22 +3,28 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A Session's HTTP cache: the rules of `HTTPCacheRules` applied to the configuration's
-/// `URLCache`, which holds the responses (in memory and on disk, as that cache is configured).
-///
-/// Entries are keyed by URL alone, as `URLCache` keys them: a response selected by `Vary` replaces
-/// the one stored for another variant. Responses whose body exceeds 5% of the cache's larger
-/// capacity are not stored, as URLSession does not store them.
-struct HTTPCache: @unchecked Sendable {
-    // URLCache is internally synchronized; this wrapper adds no state of its own.
-    let urlCache: URLCache
+/// A Session's HTTP cache: the rules of `HTTPCacheRules` applied to Lupine's store for the
+/// configuration's `URLCache` (see `HTTPCacheStore`: keyed by the whole URL, bounded by the
+/// cache's capacities, cleared by its clear calls).
+struct HTTPCache: Sendable {
+    let store: HTTPCacheStore
+
+    init(urlCache: URLCache) {
+        store = HTTPCacheStores.store(for: urlCache)
+    }
 
     /// What the cache does for one hop, decided before the network is used.
     func action(for request: URLRequest, policy: URLRequest.CachePolicy, now: Date = Date()) -> HTTPCacheAction {
         guard let url = request.url else { return .load }
-        let stored = lookUp(url, policy: policy)
-        let decision = HTTPCacheRules.decision(method: request.httpMethod ?? "GET",
-                                               requestHeaders: request.allHTTPHeaderFields ?? [:],
+        let method = request.httpMethod ?? "GET"
+        // Only a GET is ever answered from the store, and the reload policies never use it: the
+        // store is not asked then.
+        guard method.lupineEqualsIgnoringASCIICase("GET"),
+              policy != .reloadIgnoringLocalCacheData, policy != .reloadIgnoringLocalAndRemoteCacheData else { return .load }
+        let requestHeaders = request.allHTTPHeaderFields ?? [:]
+        let stored = store.lookUp(url, key: HTTPCacheKey(url), requestHeaders: requestHeaders)
+        let decision = HTTPCacheRules.decision(method: method,
+                                               requestHeaders: requestHeaders,
                                                policy: policy,
                                                stored: stored?.entry,
                                                now: now)
@@ -47,79 +53,68 @@ struct HTTPCache: @unchecked Sendable {
         guard let url = request.url else { return }
         let requestHeaders = request.allHTTPHeaderFields ?? [:]
         guard HTTPCacheRules.isStorable(method: request.httpMethod ?? "GET", requestHeaders: requestHeaders,
-                                        statusCode: response.statusCode, responseHeaders: headerFields),
-              data.count <= max(urlCache.memoryCapacity, urlCache.diskCapacity) / 20 else { return }
+                                        statusCode: response.statusCode, responseHeaders: headerFields) else { return }
         let entry = HTTPCacheEntry(statusCode: response.statusCode, headerFields: headerFields,
                                    requestTime: requestTime, responseTime: responseTime,
                                    varyValues: HTTPCacheRules.varyValues(responseHeaders: headerFields, requestHeaders: requestHeaders))
         // A response with neither freshness nor validators is stale at once and cannot be
-        // revalidated: only `returnCacheData...` policies can use it. It is kept in memory only,
-        // sparing corelibs' disk cache (an archive, a directory scan and a file per response).
-        let isUsefulLater = HTTPCacheRules.hasFreshnessOrValidators(headerFields)
-        let proposed = CachedURLResponse(response: response, data: data, userInfo: entry.userInfo,
-                                         storagePolicy: isUsefulLater ? .allowed : .allowedInMemoryOnly)
-        let cache = urlCache
-        let store: (CachedURLResponse?) -> Void = { chosen in
-            guard let chosen else { return }
-            Self.replace(chosen, for: url, in: cache)
+        // revalidated: only `returnCacheData...` policies can use it. It is kept in memory only.
+        let policy: URLCache.StoragePolicy = HTTPCacheRules.hasFreshnessOrValidators(headerFields) ? .allowed : .allowedInMemoryOnly
+        let proposed = StoredResponse(entry: entry, data: data, storagePolicy: policy)
+        let (store, key) = (store, HTTPCacheKey(url))
+        guard let handler else {
+            store.store(proposed, for: url, key: key, requestHeaders: requestHeaders)
+            return
         }
-        if let handler {
-            handler.dataTask(makeTask(), willCacheResponse: proposed, completion: store)
-        } else {
-            store(proposed)
+        guard let offered = proposed.cachedURLResponse(for: url) else { return }
+        handler.dataTask(makeTask(), willCacheResponse: offered) { chosen in
+            guard let chosen else { return }
+            let stored = chosen === offered
+                ? proposed
+                : Self.storedResponse(chosen, requestHeaders: requestHeaders, requestTime: requestTime, responseTime: responseTime)
+            if let stored { store.store(stored, for: url, key: key, requestHeaders: requestHeaders) }
         }
     }
 
-    /// The stored response brought up to date by a 304, stored again and returned.
+    /// What a handler answered, as the store keeps it; nil when it is no HTTP response, may not be
+    /// stored, or forbids storing.
+    private static func storedResponse(_ cached: CachedURLResponse, requestHeaders: [String: String],
+                                       requestTime: Date, responseTime: Date) -> StoredResponse? {
+        guard cached.storagePolicy != .notAllowed, let response = cached.response as? HTTPURLResponse else { return nil }
+        var fields: [String: String] = [:]
+        for (name, value) in response.allHeaderFields {
+            if let name = name as? String { fields[name] = "\(value)" }
+        }
+        let entry = HTTPCacheEntry(statusCode: response.statusCode, headerFields: fields,
+                                   requestTime: requestTime, responseTime: responseTime,
+                                   varyValues: HTTPCacheRules.varyValues(responseHeaders: fields, requestHeaders: requestHeaders))
+        guard !entry.forbidsStoring else { return nil }
+        return StoredResponse(entry: entry, data: cached.data, storagePolicy: cached.storagePolicy)
+    }
+
+    /// The stored response brought up to date by a 304 (RFC 9111, section 4.3.4) and returned; it
+    /// is stored again, unless the updated header fields forbid storing (`no-store`): then the
+    /// stored response is removed, and the next request goes to the network.
     func refresh(_ stored: StoredResponse,
                  notModifiedHeaders: [String: String],
-                 for url: URL,
+                 for request: URLRequest,
                  requestTime: Date,
                  responseTime: Date) -> StoredResponse {
         let entry = HTTPCacheRules.updated(stored.entry, with: notModifiedHeaders,
                                            requestTime: requestTime, responseTime: responseTime)
-        let response = HTTPURLResponse(url: url, statusCode: entry.statusCode,
-                                       httpVersion: stored.httpVersion, headerFields: entry.headerFields)
-            ?? stored.response
-        let cached = CachedURLResponse(response: response, data: stored.data,
-                                       userInfo: entry.userInfo, storagePolicy: stored.cached.storagePolicy)
-        Self.replace(cached, for: url, in: urlCache)
-        return StoredResponse(cached) ?? stored
-    }
-
-    /// Forgets the response stored for `url` (an unsafe method changed the resource).
-    func invalidate(_ url: URL) {
-        urlCache.removeCachedResponse(for: Self.key(url))
-    }
-
-    /// The stored response for `url`, skipping the cache when it was found not to hold one (under
-    /// the default policy; see `URLCacheMissMemo`).
-    private func lookUp(_ url: URL, policy: URLRequest.CachePolicy) -> StoredResponse? {
-        let usesMemo = policy == .useProtocolCachePolicy
-        if usesMemo, URLCacheMissMemo.shared.isKnownMiss(url, in: urlCache) { return nil }
-        guard let cached = urlCache.cachedResponse(for: Self.key(url)) else {
-            if usesMemo { URLCacheMissMemo.shared.recordMiss(url, in: urlCache) }
-            return nil
+        let refreshed = StoredResponse(entry: entry, data: stored.data, storagePolicy: stored.storagePolicy)
+        guard let url = request.url else { return refreshed }
+        let key = HTTPCacheKey(url)
+        if entry.forbidsStoring {
+            store.remove(key)
+        } else {
+            store.store(refreshed, for: url, key: key, requestHeaders: request.allHTTPHeaderFields ?? [:])
         }
-        return StoredResponse(cached)
+        return refreshed
     }
 
-    /// Stores `cached` for `url`, removing what the cache held for it first.
-    ///
-    /// swift-corelibs-foundation's `URLCache` appends the URL to its eviction order on every store,
-    /// also when it already holds that URL: the order grows by one entry per store (a leak of about
-    /// 110 bytes a response in a long-running process), and a later eviction reaches the stale
-    /// duplicate and force-unwraps an entry it already removed, which traps the process. Removing
-    /// first keeps one order entry per URL.
-    private static func replace(_ cached: CachedURLResponse, for url: URL, in cache: URLCache) {
-        let key = Self.key(url)
-        cache.removeCachedResponse(for: key)
-        cache.storeCachedResponse(cached, for: key)
-        URLCacheMissMemo.shared.forget(url, in: cache)
-    }
-
-    /// The request entries are stored under: only the URL counts, whatever the request's policy.
-    private static func key(_ url: URL) -> URLRequest {
-        URLRequest(url: url)
+    /// Forgets the responses stored for `url` (an unsafe method changed the resource).
+    func invalidate(_ url: URL) {
+        store.remove(HTTPCacheKey(url))
     }
 }

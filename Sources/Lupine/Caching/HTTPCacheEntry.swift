@@ -6,42 +6,27 @@ import FoundationNetworking
 /// What the cache rules need to know about a stored response: its status and header fields, when
 /// it was requested and received, and the request header fields its `Vary` names.
 ///
-/// The times and the `Vary` values travel in the `userInfo` of the `CachedURLResponse` stored in
-/// the `URLCache` (both survive the disk store of corelibs-foundation). A response stored by
-/// someone else has no times: it is taken as received long ago, so it is always stale and is
-/// revalidated before use.
-struct HTTPCacheEntry: Equatable {
-    var statusCode: Int
-    var headerFields: [String: String]
-    var requestTime: Date
-    var responseTime: Date
+/// What the rules derive from the header fields (the directives of `Cache-Control`, the freshness
+/// lifetime, the age at reception, the `Vary` names) is worked out once, when the entry is made:
+/// a hit then costs a few subtractions, whether the response is fresh by `max-age`, by `Expires`
+/// or heuristically by `Last-Modified`.
+struct HTTPCacheEntry: Equatable, Sendable {
+    let statusCode: Int
+    let headerFields: [String: String]
+    let requestTime: Date
+    let responseTime: Date
     /// Lowercased request header name to its value in the request that was answered; a header
     /// that request did not carry is absent.
-    var varyValues: [String: String]
+    let varyValues: [String: String]
 
-    /// The value of a response header field, the name compared case-insensitively.
-    func header(_ name: String) -> String? {
-        HTTPCacheRules.value(of: name, in: headerFields)
-    }
-
-    static let requestTimeKey = "lupine.cache.requestTime"
-    static let responseTimeKey = "lupine.cache.responseTime"
-    static let varyKey = "lupine.cache.vary"
-
-    /// The entry a `CachedURLResponse` describes; nil when it holds no HTTP response.
-    init?(_ cached: CachedURLResponse) {
-        guard let response = cached.response as? HTTPURLResponse else { return nil }
-        var fields: [String: String] = [:]
-        for (name, value) in response.allHeaderFields {
-            if let name = name as? String { fields[name] = "\(value)" }
-        }
-        let info = cached.userInfo ?? [:]
-        self.init(statusCode: response.statusCode,
-                  headerFields: fields,
-                  requestTime: info[Self.requestTimeKey] as? Date ?? .distantPast,
-                  responseTime: info[Self.responseTimeKey] as? Date ?? .distantPast,
-                  varyValues: (info[Self.varyKey] as? [String: String]) ?? [:])
-    }
+    /// The response's `Cache-Control` directives.
+    let responseControl: CacheControl
+    /// How long the response is fresh after it was generated (RFC 9111, section 4.2.1).
+    let freshnessLifetime: TimeInterval
+    /// The response's age when it was received (RFC 9111, section 4.2.3).
+    let correctedInitialAge: TimeInterval
+    /// The lowercased names `Vary` lists; nil for `Vary: *`, which no request matches.
+    let varyNames: [String]?
 
     init(statusCode: Int, headerFields: [String: String], requestTime: Date, responseTime: Date, varyValues: [String: String]) {
         self.statusCode = statusCode
@@ -49,10 +34,21 @@ struct HTTPCacheEntry: Equatable {
         self.requestTime = requestTime
         self.responseTime = responseTime
         self.varyValues = varyValues
+        let control = HTTPCacheRules.cacheControl(headerFields)
+        responseControl = control
+        freshnessLifetime = HTTPCacheRules.freshnessLifetime(statusCode: statusCode, headerFields: headerFields,
+                                                            control: control, responseTime: responseTime)
+        correctedInitialAge = HTTPCacheRules.correctedInitialAge(headerFields: headerFields,
+                                                                requestTime: requestTime, responseTime: responseTime)
+        varyNames = HTTPCacheRules.varyNames(headerFields)
     }
 
-    /// The `userInfo` that carries this entry's times and `Vary` values.
-    var userInfo: [AnyHashable: Any] {
-        [Self.requestTimeKey: requestTime, Self.responseTimeKey: responseTime, Self.varyKey: varyValues]
+    /// The value of a response header field, the name compared case-insensitively.
+    func header(_ name: String) -> String? {
+        HTTPCacheRules.value(of: name, in: headerFields)
     }
+
+    /// Whether the response forbids storing it (`Cache-Control: no-store`): such an entry is
+    /// never used, whatever put it in the store.
+    var forbidsStoring: Bool { responseControl.has("no-store") }
 }

@@ -39,7 +39,8 @@ enum HTTPCacheRules {
                          now: Date) -> Decision {
         guard method.uppercased() == "GET" else { return .load }
         let requestControl = cacheControl(requestHeaders)
-        let usable = stored.flatMap { varyMatches($0, requestHeaders: requestHeaders) ? $0 : nil }
+        // An entry whose header fields say no-store is never used, whatever put it there.
+        let usable = stored.flatMap { !$0.forbidsStoring && varyMatches($0, requestHeaders: requestHeaders) ? $0 : nil }
         switch policy {
         case .reloadIgnoringLocalCacheData, .reloadIgnoringLocalAndRemoteCacheData:
             return .load
@@ -66,7 +67,7 @@ enum HTTPCacheRules {
                                          requestControl: CacheControl,
                                          requestHeaders: [String: String],
                                          now: Date) -> Decision {
-        let responseControl = cacheControl(entry.headerFields)
+        let responseControl = entry.responseControl
         // `Pragma: no-cache` counts only when the request has no Cache-Control (RFC 9111, 5.4).
         let pragmaNoCache = value(of: "Cache-Control", in: requestHeaders) == nil
             && value(of: "Pragma", in: requestHeaders).map { $0.lowercased().contains("no-cache") } == true
@@ -131,7 +132,7 @@ enum HTTPCacheRules {
 
     /// Whether a request selects the stored response (RFC 9111, section 4.1).
     static func varyMatches(_ entry: HTTPCacheEntry, requestHeaders: [String: String]) -> Bool {
-        guard let names = varyNames(entry.headerFields) else { return false }
+        guard let names = entry.varyNames else { return false }
         return names.allSatisfy { name in
             value(of: name, in: requestHeaders).map(normalized) == entry.varyValues[name]
         }
@@ -153,34 +154,44 @@ enum HTTPCacheRules {
 
     /// How long the response is fresh after it was generated (RFC 9111, section 4.2.1).
     static func freshnessLifetime(_ entry: HTTPCacheEntry) -> TimeInterval {
-        let control = cacheControl(entry.headerFields)
+        entry.freshnessLifetime
+    }
+
+    /// The freshness lifetime of a response with `statusCode` and `headerFields`, received at
+    /// `responseTime`; `control` is its parsed `Cache-Control`.
+    static func freshnessLifetime(statusCode: Int, headerFields: [String: String], control: CacheControl,
+                                  responseTime: Date) -> TimeInterval {
         switch control.seconds("max-age") {
         case let .seconds(value): return value
         case .invalid: return 0
         case .absent: break
         }
-        let date = entry.header("Date").flatMap(HTTPDate.parse) ?? entry.responseTime
-        if let expires = entry.header("Expires") {
+        let date = value(of: "Date", in: headerFields).flatMap(HTTPDate.parse) ?? responseTime
+        if let expires = value(of: "Expires", in: headerFields) {
             // An Expires that is not a date means "already expired".
             guard let expiry = HTTPDate.parse(expires) else { return 0 }
             return max(0, expiry.timeIntervalSince(date))
         }
         // Heuristic freshness (section 4.2.2): a tenth of the time since Last-Modified, as
         // URLSession and most caches do.
-        guard heuristicallyCacheableStatusCodes.contains(entry.statusCode) || control.has("public"),
-              let lastModified = entry.header("Last-Modified").flatMap(HTTPDate.parse) else { return 0 }
+        guard heuristicallyCacheableStatusCodes.contains(statusCode) || control.has("public"),
+              let lastModified = value(of: "Last-Modified", in: headerFields).flatMap(HTTPDate.parse) else { return 0 }
         return max(0, date.timeIntervalSince(lastModified) / 10)
     }
 
     /// The stored response's age at `now` (RFC 9111, section 4.2.3).
     static func currentAge(_ entry: HTTPCacheEntry, now: Date) -> TimeInterval {
-        let date = entry.header("Date").flatMap(HTTPDate.parse) ?? entry.responseTime
-        let ageValue = entry.header("Age").flatMap { TimeInterval($0.trimmingCharacters(in: .whitespaces)) } ?? 0
-        let apparentAge = max(0, entry.responseTime.timeIntervalSince(date))
-        let responseDelay = entry.responseTime.timeIntervalSince(entry.requestTime)
-        let correctedInitialAge = max(apparentAge, ageValue + responseDelay)
-        let residentTime = now.timeIntervalSince(entry.responseTime)
-        return correctedInitialAge + residentTime
+        entry.correctedInitialAge + now.timeIntervalSince(entry.responseTime)
+    }
+
+    /// The age of a response when it was received: the larger of its apparent age (by `Date`) and
+    /// its `Age` field plus the time the request took.
+    static func correctedInitialAge(headerFields: [String: String], requestTime: Date, responseTime: Date) -> TimeInterval {
+        let date = value(of: "Date", in: headerFields).flatMap(HTTPDate.parse) ?? responseTime
+        let ageValue = value(of: "Age", in: headerFields).flatMap { TimeInterval($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        let apparentAge = max(0, responseTime.timeIntervalSince(date))
+        let responseDelay = responseTime.timeIntervalSince(requestTime)
+        return max(apparentAge, ageValue + responseDelay)
     }
 
     // MARK: Validation
@@ -207,11 +218,8 @@ enum HTTPCacheRules {
             }
             fields[name] = value
         }
-        var updated = entry
-        updated.headerFields = fields
-        updated.requestTime = requestTime
-        updated.responseTime = responseTime
-        return updated
+        return HTTPCacheEntry(statusCode: entry.statusCode, headerFields: fields, requestTime: requestTime,
+                              responseTime: responseTime, varyValues: entry.varyValues)
     }
 
     /// Whether a response to an unsafe method invalidates what is stored for its URL (section 4.4).
@@ -227,7 +235,7 @@ enum HTTPCacheRules {
         return headers.first { $0.key.lupineEqualsIgnoringASCIICase(name) }?.value
     }
 
-    private static func cacheControl(_ headers: [String: String]) -> CacheControl {
+    static func cacheControl(_ headers: [String: String]) -> CacheControl {
         CacheControl(value(of: "Cache-Control", in: headers).map { [$0] } ?? [])
     }
 }

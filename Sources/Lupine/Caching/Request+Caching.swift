@@ -34,9 +34,9 @@ extension Request {
                                sentAs urlRequest: URLRequest,
                                requestTime: Date,
                                responseTime: Date) -> StoredResponse {
-        guard let httpCache = (delegate as? Session)?.httpCache, let url = urlRequest.url else { return stored }
+        guard let httpCache = (delegate as? Session)?.httpCache else { return stored }
         return httpCache.refresh(stored, notModifiedHeaders: ResponseHeaderFields.dictionary(from: head.headerFields),
-                                 for: url, requestTime: requestTime, responseTime: responseTime)
+                                 for: urlRequest, requestTime: requestTime, responseTime: responseTime)
     }
 
     /// The error of a request that the cache could not answer and may not load

@@ -3,33 +3,49 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A response held by the cache, with what the rules know about it.
-struct StoredResponse: @unchecked Sendable {
-    // CachedURLResponse is immutable once made.
-    let cached: CachedURLResponse
+/// A response held by the cache: what the rules know about it, its body, and where it may be kept.
+struct StoredResponse: Sendable {
     let entry: HTTPCacheEntry
+    let data: Data
+    /// `.allowed`: in memory and on disk; `.allowedInMemoryOnly`: in memory only.
+    let storagePolicy: URLCache.StoragePolicy
+    /// The header fields a replay delivers, sorted by name, split where `Age` goes; worked out once.
+    private let fieldsBeforeAge: [HTTPHeader]
+    private let fieldsAfterAge: [HTTPHeader]
 
-    let response: HTTPURLResponse
-
-    /// The stored response `cached` holds; nil when it holds no HTTP response.
-    init?(_ cached: CachedURLResponse) {
-        guard let response = cached.response as? HTTPURLResponse, let entry = HTTPCacheEntry(cached) else { return nil }
-        self.cached = cached
+    init(entry: HTTPCacheEntry, data: Data, storagePolicy: URLCache.StoragePolicy) {
         self.entry = entry
-        self.response = response
+        self.data = data
+        self.storagePolicy = storagePolicy
+        let sorted = entry.headerFields
+            .filter { !$0.key.lupineEqualsIgnoringASCIICase("Age") }
+            .map { (name: $0.key.lowercased(), field: HTTPHeader(name: $0.key, value: $0.value)) }
+            .sorted { $0.name < $1.name }
+        fieldsBeforeAge = sorted.filter { $0.name < "age" }.map(\.field)
+        fieldsAfterAge = sorted.filter { $0.name > "age" }.map(\.field)
     }
 
-    var data: Data { cached.data }
+    /// The bytes the entry takes in the memory store: body, header fields, and a fixed share for
+    /// the bookkeeping around them.
+    var cost: Int {
+        entry.headerFields.reduce(data.count + 256) { $0 + $1.key.utf8.count + $1.value.utf8.count + 32 }
+    }
+
     /// Corelibs' HTTPURLResponse does not keep the version it was made with; stored responses are HTTP/1.1.
     var httpVersion: String { "HTTP/1.1" }
 
     /// The head delivered in place of the network's: the stored status and header fields, with
     /// an `Age` field giving the response's current age (RFC 9111, section 5.1).
     func head(at now: Date = Date()) -> TransportResponseHead {
-        var fields = entry.headerFields.filter { !$0.key.lupineEqualsIgnoringASCIICase("Age") }
-        fields["Age"] = String(Int(max(0, HTTPCacheRules.currentAge(entry, now: now))))
+        let age = HTTPHeader(name: "Age", value: String(Int(max(0, HTTPCacheRules.currentAge(entry, now: now)))))
         return TransportResponseHead(statusCode: entry.statusCode, httpVersion: httpVersion,
-                                     headerFields: fields.sorted { $0.key.lowercased() < $1.key.lowercased() }
-                                         .map { HTTPHeader(name: $0.key, value: $0.value) })
+                                     headerFields: fieldsBeforeAge + [age] + fieldsAfterAge)
+    }
+
+    /// The response as `URLCache` and `CachedResponseHandler` see it.
+    func cachedURLResponse(for url: URL) -> CachedURLResponse? {
+        guard let response = HTTPURLResponse(url: url, statusCode: entry.statusCode, httpVersion: httpVersion,
+                                             headerFields: entry.headerFields) else { return nil }
+        return CachedURLResponse(response: response, data: data, userInfo: nil, storagePolicy: storagePolicy)
     }
 }

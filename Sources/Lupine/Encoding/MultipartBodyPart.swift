@@ -39,13 +39,17 @@ struct MultipartBodyPart {
     /// Passes the body to `consume` in chunks of at most `chunkSize` bytes (a data part in one
     /// piece, since it is in memory already).
     ///
-    /// Bytes beyond the declared length are counted but never passed on. Errors thrown by
-    /// `consume` propagate unchanged.
+    /// Bytes beyond the declared length are never passed on. With `readsExactlyDeclaredLength`
+    /// (a body written to disk, as Alamofire's `writeEncodedData(to:)` does), a file or stream is
+    /// read no further than the declared length, so a longer source gives exactly the declared
+    /// bytes; otherwise (a body encoded in memory, as Alamofire's `encode()`), the whole source is
+    /// read and a longer one is an error. A shorter source is an error either way. Errors thrown
+    /// by `consume` propagate unchanged.
     ///
     /// - Throws: `AFError.multipartEncodingFailed` with `.inputStreamReadFailed(error:)` when the
     ///   source cannot be read, or, wrapping `AFError.UnexpectedInputStreamLength`, when it yields
-    ///   a different number of bytes than declared.
-    func writeBody(chunkSize: Int, to consume: (Data) throws -> Void) throws {
+    ///   fewer bytes than declared (or more, unless `readsExactlyDeclaredLength`).
+    func writeBody(chunkSize: Int, readsExactlyDeclaredLength: Bool = false, to consume: (Data) throws -> Void) throws {
         var bytesRead: UInt64 = 0
         let declared = bodyContentLength
         func deliver(_ chunk: Data) throws {
@@ -56,23 +60,29 @@ struct MultipartBodyPart {
             }
             bytesRead += UInt64(chunk.count)
         }
+        // How many more bytes to read from a file or stream; nil reads to its end.
+        let limit: () -> Int? = {
+            readsExactlyDeclaredLength ? Int(clamping: declared - min(bytesRead, declared)) : nil
+        }
 
         switch source {
         case let .data(data):
             if !data.isEmpty { try deliver(data) }
         case let .file(url):
-            try Self.readFile(at: url, chunkSize: chunkSize, into: deliver)
+            try Self.readFile(at: url, chunkSize: chunkSize, limit: limit, into: deliver)
         case let .stream(stream):
-            try Self.readStream(stream, chunkSize: chunkSize, into: deliver)
+            try Self.readStream(stream, chunkSize: chunkSize, limit: limit, into: deliver)
         }
 
-        guard bytesRead == declared else {
+        let isShort = bytesRead < declared
+        guard !isShort, readsExactlyDeclaredLength || bytesRead == declared else {
             let mismatch = AFError.UnexpectedInputStreamLength(bytesExpected: declared, bytesRead: bytesRead)
             throw Self.readFailure(mismatch)
         }
     }
 
-    private static func readFile(at url: URL, chunkSize: Int, into deliver: (Data) throws -> Void) throws {
+    private static func readFile(at url: URL, chunkSize: Int, limit: () -> Int?,
+                                 into deliver: (Data) throws -> Void) throws {
         let handle: FileHandle
         do {
             handle = try FileHandle(forReadingFrom: url)
@@ -82,9 +92,11 @@ struct MultipartBodyPart {
         defer { try? handle.close() }
 
         while true {
+            let wanted = min(chunkSize, limit() ?? chunkSize)
+            guard wanted > 0 else { return }
             let chunk: Data?
             do {
-                chunk = try handle.read(upToCount: chunkSize)
+                chunk = try handle.read(upToCount: wanted)
             } catch {
                 throw readFailure(error)
             }
@@ -93,13 +105,16 @@ struct MultipartBodyPart {
         }
     }
 
-    private static func readStream(_ stream: InputStream, chunkSize: Int, into deliver: (Data) throws -> Void) throws {
+    private static func readStream(_ stream: InputStream, chunkSize: Int, limit: () -> Int?,
+                                   into deliver: (Data) throws -> Void) throws {
         stream.open()
         defer { stream.close() }
 
         var buffer = [UInt8](repeating: 0, count: chunkSize)
         while true {
-            let count = stream.read(&buffer, maxLength: buffer.count)
+            let wanted = min(buffer.count, limit() ?? buffer.count)
+            guard wanted > 0 else { return }
+            let count = stream.read(&buffer, maxLength: wanted)
             if count < 0 { throw readFailure(streamFailure(of: stream)) }
             if count == 0 { return }
             try deliver(Data(buffer[0..<count]))

@@ -167,9 +167,11 @@ open class MultipartFormData {
     /// Appends a part whose body is read from a stream, with a file name and type.
     ///
     /// The stream is opened, read in chunks and closed when the body is encoded, so it can be
-    /// encoded only once. If it yields a different number of bytes than `length`, encoding
-    /// throws `AFError.multipartEncodingFailed` with `.inputStreamReadFailed(error:)` wrapping an
-    /// `AFError.UnexpectedInputStreamLength`.
+    /// encoded only once. The part holds exactly `length` bytes, as in Alamofire:
+    /// `writeEncodedData(to:)` reads no more than `length` bytes of a longer stream, while
+    /// `encode()` reads the whole stream and fails on a longer one. A stream shorter than `length`
+    /// fails both. The failure is `AFError.multipartEncodingFailed` with
+    /// `.inputStreamReadFailed(error:)` wrapping an `AFError.UnexpectedInputStreamLength`.
     ///
     /// - Parameters:
     ///   - stream: The stream of the part's body.
@@ -229,7 +231,8 @@ open class MultipartFormData {
     ///   `.outputStreamURLInvalid(url:)` when it is not a file URL;
     ///   `.outputStreamCreationFailed(for:)` when the file cannot be created;
     ///   `.outputStreamWriteFailed(error:)` when writing fails; `.inputStreamReadFailed(error:)`
-    ///   when a part cannot be read or yields a different number of bytes than it declared.
+    ///   when a part cannot be read or yields fewer bytes than it declared. A part with more bytes
+    ///   than declared is written with exactly the declared bytes.
     public func writeEncodedData(to fileURL: URL) throws {
         if let bodyPartError { throw bodyPartError }
 
@@ -269,7 +272,7 @@ open class MultipartFormData {
     /// Write errors become `.outputStreamWriteFailed(error:)`; read errors stay as the parts
     /// report them. Does not check `bodyPartError`.
     func write(to handle: FileHandle) throws {
-        try writeParts { chunk in
+        try writeParts(readsExactlyDeclaredLengths: true) { chunk in
             do {
                 try handle.write(contentsOf: chunk)
             } catch {
@@ -278,8 +281,9 @@ open class MultipartFormData {
         }
     }
 
-    /// Passes the encoded body, boundaries included, to `consume` piece by piece.
-    func writeParts(_ consume: (Data) throws -> Void) throws {
+    /// Passes the encoded body, boundaries included, to `consume` piece by piece; see
+    /// `MultipartBodyPart.writeBody` for `readsExactlyDeclaredLengths`.
+    func writeParts(readsExactlyDeclaredLengths: Bool = false, _ consume: (Data) throws -> Void) throws {
         guard !bodyParts.isEmpty else { return }
 
         let initialBoundary = Data("--\(boundary)\r\n".utf8)
@@ -288,7 +292,7 @@ open class MultipartFormData {
 
         for (index, part) in bodyParts.enumerated() {
             try consume((index == 0 ? initialBoundary : encapsulatedBoundary) + part.encodedHeaders)
-            try part.writeBody(chunkSize: Self.streamChunkSize, to: consume)
+            try part.writeBody(chunkSize: Self.streamChunkSize, readsExactlyDeclaredLength: readsExactlyDeclaredLengths, to: consume)
         }
         try consume(finalBoundary)
     }

@@ -35,9 +35,12 @@ struct URLEncodedFormUnkeyedContainer: UnkeyedEncodingContainer {
         return URLEncodedFormUnkeyedContainer(node: element, codingPath: path, options: options)
     }
 
+    /// An encoder for the array's own node, as Alamofire gives it: what it encodes lands where
+    /// the array is (a keyed container makes it an object), not in a new element. The element
+    /// count still advances.
     mutating func superEncoder() -> any Encoder {
-        let (element, path) = nextElement()
-        return URLEncodedFormEncoding(node: element, codingPath: path, options: options)
+        count += 1
+        return URLEncodedFormEncoding(node: node, codingPath: codingPath, options: options)
     }
 
     private mutating func nextElement() -> (URLEncodedFormNode, [any CodingKey]) {

@@ -36,7 +36,8 @@ extension AuthenticationInterceptor {
     /// The requests that waited for a refresh, and how it turned out for them.
     struct Settlement: Sendable {
         enum Outcome: Sendable {
-            /// The refresh gave this credential: apply it to the adaptations, retry the retries.
+            /// The refresh gave this credential: adapt again from the start (the new credential
+            /// may itself require a refresh), retry the retries.
             case refreshed(Credential)
             /// The refresh failed (or was refused): fail everything with this error.
             case failed(any Error)
@@ -76,8 +77,9 @@ extension AuthenticationInterceptor {
             case idle
             /// The refresh with this id runs for the current credential.
             case running(id: Int)
-            /// The refresh of the current credential failed with this error; requests that fail
-            /// with this credential are not retried, until the credential is replaced.
+            /// The refresh of the current credential failed with this error; requests rejected
+            /// with this credential are not retried, until the credential is replaced or a new
+            /// request is adapted with it.
             case failed(any Error)
         }
 
@@ -104,6 +106,9 @@ extension AuthenticationInterceptor {
             credential.map { ($0, generation) }
         }
 
+        /// The adaptations waiting for the refresh that runs.
+        var waitingAdaptCount: Int { pendingAdapts.count }
+
         /// Whether a refresh runs now.
         var isRefreshing: Bool {
             if case .running = phase { return true }
@@ -111,15 +116,24 @@ extension AuthenticationInterceptor {
         }
 
         /// A request is about to be adapted.
+        ///
+        /// It waits only behind a refresh that adaptations started (their credential required
+        /// one); while a refresh started by a rejected request runs, a new request goes out with
+        /// the current credential, so that every adapter before this one runs again from scratch
+        /// if it is retried. A request adapted with the credential starts a new round: the failure
+        /// of an earlier refresh no longer stops the next rejection from refreshing.
         mutating func adapt(_ pending: PendingAdapt, now: TimeInterval) -> AdaptDecision {
-            if isRefreshing {
+            if isRefreshing, !pendingAdapts.isEmpty {
                 pendingAdapts.append(pending)
                 return .wait(nil)
             }
             guard let credential else { return .fail(.missingCredential) }
-            guard credential.requiresRefresh else { return .apply(credential) }
-            pendingAdapts.append(pending)
-            return .wait(startRefresh(of: credential, now: now))
+            if credential.requiresRefresh, !isRefreshing {
+                pendingAdapts.append(pending)
+                return .wait(startRefresh(of: credential, now: now))
+            }
+            if case .failed = phase { phase = .idle }
+            return .apply(credential)
         }
 
         /// A request of credential generation `requestGeneration`, which it was authenticated

@@ -12,9 +12,10 @@ import Synchronization
 /// authenticator judges it, usually a 401) is retried after a refresh. However many requests
 /// need it at once, one refresh runs: requests that need it meanwhile wait for it and go on with
 /// its credential, or fail with its error. A request that was sent with an older credential is
-/// retried with the current one without a new refresh, and once a refresh of the current
-/// credential has failed, requests rejected with that credential fail with the refresh's error
-/// instead of refreshing again, so a rejected credential never causes a refresh loop. A
+/// retried with the current one without a new refresh. Once a refresh of the current credential
+/// has failed, requests rejected with that credential fail with the refresh's error instead of
+/// refreshing again, so a rejected credential never causes a refresh loop; a request adapted
+/// after that failure starts a new round, and its rejection may refresh again. A
 /// ``RefreshWindow`` caps the number of refreshes in a period of time.
 ///
 /// ```swift
@@ -108,8 +109,10 @@ public final class AuthenticationInterceptor<AuthenticatorType>: RequestIntercep
     ///
     /// Without a credential, `completion` receives ``AuthenticationError/missingCredential``
     /// (the request then fails with `AFError.requestAdaptationFailed(error:)`). When the
-    /// credential requires a refresh, or a refresh is running, the request waits for the refresh
-    /// and then carries the new credential, or fails with the refresh's error. `completion` runs
+    /// credential requires a refresh, or a refresh started that way is running, the request waits
+    /// for the refresh and is then adapted again with the new credential (which may refresh once
+    /// more), or fails with the refresh's error, without credentials. While a refresh started by a
+    /// rejected request runs, the request goes out with the current credential. `completion` runs
     /// on the caller's thread when nothing had to wait, else on the interceptor's private queue.
     ///
     /// - Parameters:
@@ -171,6 +174,11 @@ public final class AuthenticationInterceptor<AuthenticatorType>: RequestIntercep
         }
     }
 
+    /// Reads the state machine under its lock (for tests).
+    func stateForTesting(_ body: (State) -> Bool) -> Bool {
+        state.withLock { body($0) }
+    }
+
     // MARK: Carrying out the state machine's decisions
 
     private func authenticated(_ urlRequest: URLRequest, with credential: Credential) -> URLRequest {
@@ -197,9 +205,11 @@ public final class AuthenticationInterceptor<AuthenticatorType>: RequestIntercep
     private func settle(_ settlement: Settlement) {
         queue.async {
             switch settlement.outcome {
-            case let .refreshed(credential):
+            case .refreshed:
+                // Adapted again, as new requests: a refreshed credential that still requires a
+                // refresh refreshes again, within the refresh window.
                 for pending in settlement.adapts {
-                    pending.completion(.success(self.authenticated(pending.urlRequest, with: credential)))
+                    self.adapt(pending.urlRequest, for: pending.session, completion: pending.completion)
                 }
                 settlement.retries.forEach { $0(.retry) }
             case let .failed(error):

@@ -11,3 +11,10 @@ public final class DisabledTrustEvaluator: ServerTrustEvaluating {
     public func evaluate(_ trust: SecTrust, forHost host: String) throws {}
 }
 #endif
+
+#if !canImport(Security)
+/// The former name of `DisabledTrustEvaluator`, kept (deprecated, as in Alamofire 5.12) so that
+/// older code keeps compiling.
+@available(*, deprecated, renamed: "DisabledTrustEvaluator", message: "DisabledEvaluator has been renamed DisabledTrustEvaluator.")
+public typealias DisabledEvaluator = DisabledTrustEvaluator
+#endif

@@ -4,12 +4,13 @@ import Foundation
 /// A trust policy: Lupine's stand-in for the Security framework's `SecPolicy` where that framework
 /// does not exist (Linux).
 ///
-/// Two kinds have meaning: the SSL server policy (chain to a trusted anchor, validity dates and,
-/// when it names a host, the host name or IP address against the leaf's subject alternative
-/// names), and the revocation policy, which is accepted but checks nothing more than the SSL
-/// policy without a host: Lupine has no CRL or OCSP client.
+/// Three kinds have meaning: the basic X.509 policy (chain to a trusted anchor, validity dates),
+/// the SSL server policy (the same and, when it names a host, the host name or IP address against
+/// the leaf's subject alternative names), and the revocation policy, which is accepted but checks
+/// nothing more than the basic policy: Lupine has no CRL or OCSP client.
 public struct SecPolicy: Hashable, Sendable, CustomStringConvertible {
     enum Kind: Hashable, Sendable {
+        case basicX509
         case ssl(server: Bool, hostname: String?)
         case revocation(flags: CFOptionFlags)
     }
@@ -24,6 +25,7 @@ public struct SecPolicy: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch kind {
+        case .basicX509: "SecPolicy(basic X.509)"
         case let .ssl(server, hostname): "SecPolicy(SSL, server: \(server), host: \(hostname ?? "none"))"
         case let .revocation(flags): "SecPolicy(revocation, flags: \(flags))"
         }
@@ -75,6 +77,12 @@ public enum SecTrustResultType: UInt32, Sendable {
     case fatalTrustFailure = 6
     /// Evaluation failed.
     case otherError = 7
+}
+
+/// The basic X.509 policy: the chain must lead to an anchor, every certificate within its
+/// validity dates. No host name is checked.
+public func SecPolicyCreateBasicX509() -> SecPolicy {
+    SecPolicy(kind: .basicX509)
 }
 
 /// The SSL policy.

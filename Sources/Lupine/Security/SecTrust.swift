@@ -13,8 +13,11 @@ import NIOConcurrencyHelpers
 public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
     struct State {
         var policies: [SecPolicy]
-        /// nil: the system roots.
+        /// nil: the system roots only.
         var anchors: [SecCertificate]?
+        /// With anchors set: whether they are the only ones (true, the Security framework's
+        /// default once anchors are set) or come in addition to the system roots.
+        var anchorsOnly = true
     }
 
     /// The presented chain, leaf first.
@@ -36,13 +39,23 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
         set { state.withLockedValue { $0.anchors = newValue } }
     }
 
+    var anchorsOnly: Bool {
+        get { state.withLockedValue { $0.anchorsOnly } }
+        set { state.withLockedValue { $0.anchorsOnly = newValue } }
+    }
+
     /// Evaluates the chain against every policy. Blocks the calling thread while the chain is
     /// built (see `SecTrustVerifier`).
+    ///
+    /// Every policy checks the chain (to an anchor, within its dates); an SSL policy that names a
+    /// host also checks the leaf names it, and every named host must pass, as with the Security
+    /// framework. A revocation policy adds nothing Lupine can check.
     func evaluateNow() -> SecTrustOutcome {
-        let (policies, anchors) = state.withLockedValue { ($0.policies, $0.anchors) }
-        // A revocation policy adds nothing Lupine can check; SSL policies each name a host or none.
-        let hostnames = policies.compactMap(\.hostname)
-        return SecTrustVerifier.evaluate(certificates: certificates, anchors: anchors, hostname: hostnames.first)
+        let (policies, anchors, anchorsOnly) = state.withLockedValue { ($0.policies, $0.anchors, $0.anchorsOnly) }
+        return SecTrustVerifier.evaluate(certificates: certificates,
+                                         anchors: anchors,
+                                         includesSystemRoots: anchors == nil || !anchorsOnly,
+                                         hostnames: policies.compactMap(\.hostname))
     }
 
     public static func == (lhs: SecTrust, rhs: SecTrust) -> Bool {
@@ -58,14 +71,21 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// Makes a trust for `certificates` (a `SecCertificate` or `[SecCertificate]`, leaf first)
-/// evaluated with `policies` (a `SecPolicy`, `[SecPolicy]` or nil for the SSL policy without host).
+/// Makes a trust for `certificates` (a `SecCertificate` or an array of them, leaf first)
+/// evaluated with `policies` (a `SecPolicy`, an array of them, or nil for the SSL policy without host).
 ///
-/// - Returns: `errSecSuccess`, or `errSecParam` when `certificates` holds no certificate.
-public func SecTrustCreateWithCertificates(_ certificates: Any, _ policies: Any?, _ trust: UnsafeMutablePointer<SecTrust?>) -> OSStatus {
-    let chain = (certificates as? [SecCertificate]) ?? (certificates as? SecCertificate).map { [$0] } ?? []
+/// - Returns: `errSecSuccess`, or `errSecParam` when `certificates` holds no certificate or
+///   `policies` holds something else than policies.
+public func SecTrustCreateWithCertificates(_ certificates: CFTypeRef, _ policies: CFTypeRef?, _ trust: UnsafeMutablePointer<SecTrust?>) -> OSStatus {
+    let chain = SecurityValues.certificates(in: certificates)
     guard !chain.isEmpty else { return errSecParam }
-    let policyList = (policies as? [SecPolicy]) ?? (policies as? SecPolicy).map { [$0] } ?? [SecPolicyCreateSSL(true, nil)]
+    let policyList: [SecPolicy]
+    if let policies {
+        guard let list = SecurityValues.policies(in: policies) else { return errSecParam }
+        policyList = list
+    } else {
+        policyList = [SecPolicyCreateSSL(true, nil)]
+    }
     trust.pointee = SecTrust(certificates: chain, policies: policyList)
     return errSecSuccess
 }

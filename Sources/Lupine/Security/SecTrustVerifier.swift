@@ -4,6 +4,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import SwiftASN1
 import X509
 
 /// The result of evaluating a `SecTrust`.
@@ -29,7 +30,17 @@ struct SecTrustOutcome: Sendable {
 /// handed, against anchors chosen per evaluator (`acceptSelfSignedCertificates`,
 /// `setAnchorCertificates`), as `SecTrustEvaluateWithError` does.
 enum SecTrustVerifier {
-    static func evaluate(certificates: [SecCertificate], anchors: [SecCertificate]?, hostname: String?) -> SecTrustOutcome {
+    /// Evaluates `certificates` (leaf first).
+    ///
+    /// - Parameters:
+    ///   - anchors: The anchor certificates set on the trust, if any.
+    ///   - includesSystemRoots: Whether the system's roots are trusted too (no anchors set, or
+    ///     `SecTrustSetAnchorCertificatesOnly(trust, false)`).
+    ///   - hostnames: The hosts the leaf must name (each SSL policy's); empty for none.
+    static func evaluate(certificates: [SecCertificate],
+                         anchors: [SecCertificate]?,
+                         includesSystemRoots: Bool,
+                         hostnames: [String]) -> SecTrustOutcome {
         guard let leaf = certificates.first else {
             return SecTrustOutcome(status: errSecParam, result: .invalid, message: "The server presented no certificate.")
         }
@@ -39,32 +50,53 @@ enum SecTrustVerifier {
                                    message: "The certificate \(expired.certificate.subject) is not valid now "
                                        + "(valid from \(expired.certificate.notValidBefore) to \(expired.certificate.notValidAfter)).")
         }
-        let roots = CertificateStore(anchors.map { $0.map(\.certificate) } ?? SystemTrustRoots.candidates(for: certificates))
+        // A leaf that is itself an anchor is trusted as it is, as with the Security framework
+        // (pinned certificates accepted as self-signed). swift-certificates wants a CA at the top
+        // of every chain, so such a chain is not handed to its path validation.
+        let leafIsAnchor = anchors?.contains(leaf) ?? false
+        var rootCertificates = (anchors ?? []).map(\.certificate)
+        if includesSystemRoots { rootCertificates += SystemTrustRoots.candidates(for: certificates) }
+        let roots = CertificateStore(rootCertificates)
         let intermediates = CertificateStore(certificates.dropFirst().map(\.certificate))
         let leafCertificate = leaf.certificate
-        let chainValid = blockingWait {
-            var verifier = Verifier(rootCertificates: roots) { RFC5280Policy() }
-            return await verifier.validate(leaf: leafCertificate, intermediates: intermediates)
-        }
-        guard case .validCertificate? = chainValid else {
-            let source = anchors == nil ? "the system's trusted roots" : "the anchor certificates"
-            return SecTrustOutcome(status: errSecNotTrusted, result: .recoverableTrustFailure,
-                                   message: "The certificate chain of \(leafCertificate.subject) does not lead to \(source).")
-        }
-        guard let hostname else {
-            return SecTrustOutcome(status: errSecSuccess, result: .unspecified, message: "Trusted.")
-        }
-        let isIPAddress = (try? SocketAddress(ipAddress: hostname, port: 0)) != nil
-        let hostValid = blockingWait {
-            var verifier = Verifier(rootCertificates: roots) {
-                RFC5280Policy()
-                ServerIdentityPolicy(serverHostname: isIPAddress ? nil : hostname, serverIP: isIPAddress ? hostname : nil)
+        if !leafIsAnchor {
+            let chainValid = blockingWait {
+                var verifier = Verifier(rootCertificates: roots) { RFC5280Policy() }
+                return await verifier.validate(leaf: leafCertificate, intermediates: intermediates)
             }
-            return await verifier.validate(leaf: leafCertificate, intermediates: intermediates)
+            guard case .validCertificate? = chainValid else {
+                let source = switch (anchors, includesSystemRoots) {
+                case (nil, _): "the system's trusted roots"
+                case (_, false): "the anchor certificates"
+                case (_, true): "the anchor certificates or the system's trusted roots"
+                }
+                return SecTrustOutcome(status: errSecNotTrusted, result: .recoverableTrustFailure,
+                                       message: "The certificate chain of \(leafCertificate.subject) does not lead to \(source).")
+            }
         }
-        guard case .validCertificate? = hostValid else {
-            return SecTrustOutcome(status: errSecHostNameMismatch, result: .recoverableTrustFailure,
-                                   message: "The certificate \(leafCertificate.subject) does not name the host \(hostname).")
+        for hostname in hostnames {
+            let mismatch = SecTrustOutcome(status: errSecHostNameMismatch, result: .recoverableTrustFailure,
+                                           message: "The certificate \(leafCertificate.subject) does not name the host \(hostname).")
+            // Apple platforms match the host against the subject alternative names only, never the
+            // common name; swift-certificates falls back to the common name without them.
+            guard leaf.namesHostsInSubjectAlternativeNames else { return mismatch }
+            let isIPAddress = (try? SocketAddress(ipAddress: hostname, port: 0)) != nil
+            let identity = ServerIdentityPolicy(serverHostname: isIPAddress ? nil : hostname, serverIP: isIPAddress ? hostname : nil)
+            let hostValid = blockingWait {
+                if leafIsAnchor {
+                    var verifier = Verifier(rootCertificates: CertificateStore([leafCertificate])) {
+                        AnchoredLeafPolicy()
+                        identity
+                    }
+                    return await verifier.validate(leaf: leafCertificate, intermediates: CertificateStore())
+                }
+                var verifier = Verifier(rootCertificates: roots) {
+                    RFC5280Policy()
+                    identity
+                }
+                return await verifier.validate(leaf: leafCertificate, intermediates: intermediates)
+            }
+            guard case .validCertificate? = hostValid else { return mismatch }
         }
         return SecTrustOutcome(status: errSecSuccess, result: .unspecified, message: "Trusted.")
     }
@@ -92,6 +124,34 @@ enum SecTrustVerifier {
 /// Runs the jobs of chain verifications on two threads of their own. Callers block while they
 /// wait (see `blockingWait`); on a shared pool (Swift concurrency's, or Dispatch's, which grows
 /// slowly on Linux) the jobs could wait behind the very threads blocked on them.
+/// The chain of a leaf that is itself an anchor: trusted as it is (its dates are checked before).
+/// It takes charge of the critical extensions a server certificate carries, so that the host
+/// policy beside it can run on the leaf alone.
+private struct AnchoredLeafPolicy: VerifierPolicy {
+    let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [
+        .X509ExtensionID.basicConstraints, .X509ExtensionID.keyUsage, .X509ExtensionID.extendedKeyUsage,
+        .X509ExtensionID.nameConstraints,
+    ]
+
+    func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) -> PolicyEvaluationResult {
+        .meetsPolicy
+    }
+}
+
+extension SecCertificate {
+    /// Whether the certificate has subject alternative names a host can match (DNS names or IP
+    /// addresses).
+    var namesHostsInSubjectAlternativeNames: Bool {
+        guard let names = (try? certificate.extensions.subjectAlternativeNames) ?? nil else { return false }
+        return names.contains { name in
+            switch name {
+            case .dnsName, .ipAddress: true
+            default: false
+            }
+        }
+    }
+}
+
 private final class VerificationExecutor: TaskExecutor {
     private let threads: NIOThreadPool = {
         let pool = NIOThreadPool(numberOfThreads: 2)

@@ -3,12 +3,13 @@ import Foundation
 import FoundationNetworking
 #endif
 
-// The HTTP cache, as URLSession runs it for its data tasks: responses live in the configuration's
-// `urlCache` and are reused per RFC 9111 and the request's cache policy (see `HTTPCache`).
+// The HTTP cache, as URLSession runs it for its data tasks: responses are reused per RFC 9111 and
+// the request's cache policy, from Lupine's store for the configuration's `urlCache` (see
+// `HTTPCache` and `HTTPCacheStore`).
 extension Session {
-    /// The cache over the configuration's `urlCache`; nil when the configuration has none.
+    /// The cache of the configuration's `urlCache`; nil when the configuration has none.
     var httpCache: HTTPCache? {
-        configuration.urlCache.map(HTTPCache.init)
+        configuration.urlCache.map { HTTPCache(urlCache: $0) }
     }
 
     /// The request's own cache policy, or the configuration's `requestCachePolicy` when the

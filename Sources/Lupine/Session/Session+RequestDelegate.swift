@@ -24,7 +24,11 @@ extension Session: RequestDelegate {
 
     /// Forgets a finished request.
     public func cleanup(after request: Request) {
-        activeRequests.withLockedValue { _ = $0.remove(request) }
+        let isLast = activeRequests.withLockedValue { requests -> Bool in
+            requests.remove(request)
+            return requests.isEmpty
+        }
+        if isLast, shutdownState.isClosed { shutdownState.didDrain() }
     }
 
     /// Asks the combined interceptor whether `request` is retried; the answer arrives on `rootQueue`.
@@ -33,13 +37,15 @@ extension Session: RequestDelegate {
             rootQueue.async { completion(.doNotRetry) }
             return
         }
-        retrier.retry(request, for: self, dueTo: error) { result in
-            self.rootQueue.async {
-                guard let retryError = result.error else {
-                    completion(result)
-                    return
+        inRequestContext(of: request) {
+            retrier.retry(request, for: self, dueTo: error) { result in
+                self.rootQueue.async {
+                    guard let retryError = result.error else {
+                        completion(result)
+                        return
+                    }
+                    completion(.doNotRetryWithError(retryError))
                 }
-                completion(.doNotRetryWithError(retryError))
             }
         }
     }

@@ -21,7 +21,18 @@ extension Session {
 
     /// Registers a new request and starts its setup now (eager) or on first resume (lazy).
     func perform(_ request: Request) {
-        activeRequests.withLockedValue { _ = $0.insert(request) }
+        // The flag is read under the same lock `shutdown` closes it under, so a request is either
+        // registered before the shutdown looks for active requests, or refused.
+        let isAccepted = activeRequests.withLockedValue { requests -> Bool in
+            guard !shutdownState.isClosed else { return false }
+            requests.insert(request)
+            return true
+        }
+        guard isAccepted else {
+            rejectAfterShutdown(request)
+            return
+        }
+        tracing?.requestWasCreated(request)
         if requestSetup == .eager { readyToPerform(request: request) }
     }
 
@@ -72,22 +83,42 @@ extension Session {
         request.didCreateInitialURLRequest(initialRequest)
         guard !request.isCancelled else { return }
         guard let adapter = combinedInterceptor(for: request) else {
-            createBody(thenSend: initialRequest, for: request)
+            createBody(thenSend: traced(initialRequest, for: request), for: request)
             return
         }
         let state = RequestAdapterState(requestID: request.id, session: self)
-        adapter.adapt(initialRequest, using: state) { result in
-            self.rootQueue.async {
-                do {
-                    let adapted = try result.get()
-                    try adapted.lupineValidateForSending()
-                    request.didAdaptInitialRequest(initialRequest, to: adapted)
-                    self.createBody(thenSend: adapted, for: request)
-                } catch {
-                    request.didFailToAdaptURLRequest(initialRequest, withError: .requestAdaptationFailed(error: error))
+        // A span an adapter starts (a token refresh, say) is a child of the request's span.
+        inRequestContext(of: request) {
+            adapter.adapt(initialRequest, using: state) { result in
+                self.rootQueue.async {
+                    do {
+                        let adapted = try result.get()
+                        try adapted.lupineValidateForSending()
+                        request.didAdaptInitialRequest(initialRequest, to: adapted)
+                        self.createBody(thenSend: self.traced(adapted, for: request), for: request)
+                    } catch {
+                        request.didFailToAdaptURLRequest(initialRequest, withError: .requestAdaptationFailed(error: error))
+                    }
                 }
             }
         }
+    }
+
+    /// `urlRequest` with the context of the request's span injected, when the Session traces.
+    func traced(_ urlRequest: URLRequest, for request: Request) -> URLRequest {
+        guard let tracing else { return urlRequest }
+        var urlRequest = urlRequest
+        tracing.prepare(&urlRequest, for: request)
+        return urlRequest
+    }
+
+    /// Runs `body` with the request's span as `ServiceContext.current`, when the Session traces.
+    func inRequestContext(of request: Request, _ body: () -> Void) {
+        guard let tracing else {
+            body()
+            return
+        }
+        tracing.withContext(of: request, body)
     }
 
     /// Makes an upload's body on the request queue (a large multipart form is written to disk

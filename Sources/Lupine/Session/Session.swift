@@ -46,6 +46,10 @@ open class Session: @unchecked Sendable {
     let configuration: URLSessionConfiguration
     /// Moves the bytes of each exchange.
     let transport: any Transport
+    /// Traces requests; nil when no tracer was active at creation (see `TracingEventMonitor`).
+    let tracing: TracingEventMonitor?
+    /// Records metrics; nil when no metrics backend was active at creation (see `MetricsEventMonitor`).
+    let metrics: MetricsEventMonitor?
     /// Where handlers and monitors given the default queue run on Linux (serial, owned here).
     let callbackQueue: DispatchQueue
     /// True when `requestQueue` is the Session's own, which targets the root queue: URLRequests are
@@ -59,6 +63,8 @@ open class Session: @unchecked Sendable {
     private let schedulerBox = NIOLockedValueBox<any DelayScheduler>(DispatchDelayScheduler())
     /// Requests made and not yet finished (read by setup and cleanup).
     let activeRequests = NIOLockedValueBox<Set<Request>>([])
+    /// Whether the Session still takes requests (see `shutdown(gracePeriod:)`).
+    let shutdownState = SessionShutdown()
 
     /// Creates a Session.
     ///
@@ -123,7 +129,10 @@ open class Session: @unchecked Sendable {
         let serialRootQueue = rootQueue === DispatchQueue.main
             ? rootQueue
             : DispatchQueue(label: rootQueue.label, target: rootQueue)
-        self.transport = transport
+        let instruments = SessionInstruments(eventMonitors: eventMonitors)
+        tracing = instruments.tracing
+        metrics = instruments.metrics
+        self.transport = instruments.metrics.map { MeteredTransport(base: transport, metrics: $0) } ?? transport
         self.configuration = configuration
         self.rootQueue = serialRootQueue
         self.startRequestsImmediately = startRequestsImmediately
@@ -140,7 +149,8 @@ open class Session: @unchecked Sendable {
         // Monitors that keep the default queue receive events on a queue of their own that targets
         // the root queue: an event sent from the root queue then costs no thread wake-up.
         let monitorQueue = DispatchQueue(label: "\(serialRootQueue.label).eventMonitorQueue", target: serialRootQueue)
-        self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors, queue: serialRootQueue, defaultMemberQueue: monitorQueue)
+        self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors + instruments.added, queue: serialRootQueue,
+                                                  defaultMemberQueue: monitorQueue)
         serialRootQueue.setSpecific(key: Self.rootQueueKey, value: RootQueueMarker(owner: ObjectIdentifier(self)))
     }
 
@@ -225,8 +235,8 @@ open class Session: @unchecked Sendable {
     /// The URLRequest is built as for `request(_:method:parameters:encoding:headers:interceptor:requestModifier:)`.
     /// The body streams to a temporary file, which is moved per `destination` once complete.
     ///
-    /// - Parameter destination: Where the file goes; nil places it beside the temporary file, named
-    ///   `Alamofire_<temporary file name>`.
+    /// `destination` says where the file goes; nil places it beside the temporary file, named
+    /// `Alamofire_<temporary file name>`.
     open func download(_ convertible: any URLConvertible,
                        method: HTTPMethod = .get,
                        parameters: Parameters? = nil,
@@ -244,7 +254,7 @@ open class Session: @unchecked Sendable {
     /// Creates a DownloadRequest from a URL, method, an `Encodable` value encoded with `encoder`, and
     /// headers. `encoder` is not called when `parameters` is nil.
     ///
-    /// - Parameter destination: Where the file goes; nil places it beside the temporary file.
+    /// `destination` says where the file goes; nil places it beside the temporary file.
     open func download<Parameters: Encodable & Sendable>(_ convertible: any URLConvertible,
                                                          method: HTTPMethod = .get,
                                                          parameters: Parameters? = nil,
@@ -261,7 +271,7 @@ open class Session: @unchecked Sendable {
 
     /// Creates a DownloadRequest from a fully formed URLRequestConvertible (a router).
     ///
-    /// - Parameter destination: Where the file goes; nil places it beside the temporary file.
+    /// `destination` says where the file goes; nil places it beside the temporary file.
     open func download(_ convertible: any URLRequestConvertible,
                        interceptor: (any RequestInterceptor)? = nil,
                        shouldAutomaticallyResume: Bool? = nil,
@@ -287,6 +297,9 @@ open class Session: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - data:        The `resumeData` of a `DownloadRequest` or `DownloadResponse`, or `AFError.downloadResumeData`.
+    ///   - interceptor: Adapter and retrier for this request, after the Session's.
+    ///   - shouldAutomaticallyResume: Whether adding a response handler resumes the request; nil
+    ///     defers to `startRequestsImmediately`.
     ///   - destination: Where the file goes; nil places it beside the temporary file.
     open func download(resumingWith data: Data,
                        interceptor: (any RequestInterceptor)? = nil,
@@ -450,9 +463,9 @@ open class Session: @unchecked Sendable {
     /// Creates a DataStreamRequest from a URL, method, an `Encodable` value encoded with
     /// `encoder`, and headers. `encoder` is not called when `parameters` is nil.
     ///
-    /// - Parameters:
-    ///   - automaticallyCancelOnStreamError: Whether a `DataStreamSerializer` failure cancels the request.
-    ///   - requestModifier: Mutates the URLRequest built from URL, method and headers, before encoding.
+    /// With `automaticallyCancelOnStreamError`, a `DataStreamSerializer` failure cancels the
+    /// request; `requestModifier` mutates the URLRequest built from URL, method and headers,
+    /// before encoding.
     open func streamRequest<Parameters: Encodable & Sendable>(_ convertible: any URLConvertible,
                                                               method: HTTPMethod = .get,
                                                               parameters: Parameters? = nil,
@@ -470,9 +483,8 @@ open class Session: @unchecked Sendable {
 
     /// Creates a DataStreamRequest from a URL, method and headers, without parameters.
     ///
-    /// - Parameters:
-    ///   - automaticallyCancelOnStreamError: Whether a `DataStreamSerializer` failure cancels the request.
-    ///   - requestModifier: Mutates the URLRequest built from URL, method and headers.
+    /// With `automaticallyCancelOnStreamError`, a `DataStreamSerializer` failure cancels the
+    /// request; `requestModifier` mutates the URLRequest built from URL, method and headers.
     open func streamRequest(_ convertible: any URLConvertible,
                             method: HTTPMethod = .get,
                             headers: HTTPHeaders? = nil,
@@ -489,8 +501,7 @@ open class Session: @unchecked Sendable {
 
     /// Creates a DataStreamRequest from a fully formed URLRequestConvertible (a router).
     ///
-    /// - Parameters:
-    ///   - automaticallyCancelOnStreamError: Whether a `DataStreamSerializer` failure cancels the request.
+    /// With `automaticallyCancelOnStreamError`, a `DataStreamSerializer` failure cancels the request.
     open func streamRequest(_ convertible: any URLRequestConvertible,
                             automaticallyCancelOnStreamError: Bool = false,
                             interceptor: (any RequestInterceptor)? = nil,
@@ -506,10 +517,9 @@ open class Session: @unchecked Sendable {
     /// `requestModifier` runs; it goes through the Session's and `interceptor`'s adapters (an
     /// adapter can add a token) and retriers like any request.
     ///
-    /// - Parameters:
-    ///   - configuration: Subprotocol, message size limit, automatic ping interval.
-    ///   - shouldAutomaticallyResume: Whether adding a stream handler resumes the request; nil
-    ///     defers to `startRequestsImmediately`.
+    /// `configuration` sets the subprotocol, the message size limit and the automatic ping
+    /// interval; `shouldAutomaticallyResume` says whether adding a stream handler resumes the
+    /// request (nil defers to `startRequestsImmediately`).
     open func webSocketRequest(to url: any URLConvertible,
                                configuration: WebSocketRequest.Configuration = .default,
                                headers: HTTPHeaders? = nil,

@@ -38,12 +38,14 @@ extension WebSocketRequest {
             self.kind = kind
         }
 
-        /// Closes the connection with a close handshake, as `WebSocketRequest.close(sending:reason:)`.
+        /// Closes the connection with a close handshake, as `WebSocketRequest.close(sending:reason:)`:
+        /// the request then completes without an error.
         public func close(sending closeCode: URLSessionWebSocketTask.CloseCode, reason: Data? = nil) {
             socket?.close(sending: closeCode, reason: reason)
         }
 
-        /// Cancels the request, as `WebSocketRequest.cancel()`.
+        /// Cancels the request, as `WebSocketRequest.cancel()`: it completes with
+        /// `AFError.explicitlyCancelled`.
         public func cancel() {
             socket?.cancel()
         }

@@ -22,8 +22,10 @@ import NIOConcurrencyHelpers
 /// The connection ends, and the request finishes, when:
 /// - the server closes: `.disconnected` with its code, then `.completed` with no error;
 /// - `close(sending:reason:)` is called: a close handshake, `.disconnected`, then `.completed`
-///   with `AFError.explicitlyCancelled` (closing is a cancellation, as in Alamofire);
-/// - `cancel()` is called: the connection is dropped, no `.disconnected`;
+///   with no error (as in Alamofire, a close ends the request without a failure, though
+///   `isCancelled` is true);
+/// - `cancel()` is called: the connection is dropped, no `.disconnected`, and the request
+///   finishes with `AFError.explicitlyCancelled`;
 /// - a message exceeds `Configuration.maximumMessageSize`, the server breaks the protocol, stops
 ///   answering pings, or the connection drops: `.completed` with the matching error.
 public final class WebSocketRequest: Request, @unchecked Sendable {
@@ -46,6 +48,12 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
         var enqueuedSends: [(message: URLSessionWebSocketTask.Message, queue: DispatchQueue, completion: SendCompletion)] = []
         /// Set by `close(sending:reason:)`.
         var closeRequest: WebSocketClosePayload?
+        /// Which of `close(sending:reason:)` and `cancel()` ended the request first, if either did.
+        var endedBy: Ending?
+    }
+
+    enum Ending {
+        case close, cancel
     }
 
     /// The value the URLRequest is built from.
@@ -144,26 +152,57 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
 
     // MARK: Closing
 
-    /// Closes the connection with a close handshake sending `closeCode` and `reason`. The request
-    /// is cancelled (`AFError.explicitlyCancelled`, as in Alamofire); `.disconnected` reports the
-    /// server's answering code, or `closeCode` when it does not answer within 5 seconds. Before the
-    /// connection is open, this is `cancel()`.
+    /// Closes the connection with a close handshake sending `closeCode` and `reason`.
+    ///
+    /// The request ends without an error, as in Alamofire: `error` stays nil and the `.completed`
+    /// event carries no error, while `isCancelled` becomes true. `.disconnected` reports the
+    /// server's answering code, or `closeCode` when it does not answer within 5 seconds. Before
+    /// the connection is open, the request ends at once, also without an error. After `cancel()`
+    /// (or once the request has finished), this does nothing.
     @discardableResult
     public func close(sending closeCode: URLSessionWebSocketTask.CloseCode, reason: Data? = nil) -> Self {
         let payload = WebSocketClosePayload(sending: closeCode, reason: reason)
-        let connection = socketState.withLockedValue { state in
+        let hasEnded = isCancelled || isFinished
+        let (connection, closes) = socketState.withLockedValue { state in
             state.closeRequest = payload
-            return state.connection
+            if state.endedBy == nil, !hasEnded { state.endedBy = .close }
+            return (state.connection, state.endedBy == .close)
         }
         connection?.prepareClose(payload)
-        return cancel()
+        super.cancel()
+        // The cancellation's error is not a failure here: cleared before anything reads it (the
+        // request finishes on its queue, after this returns).
+        if closes { clearCloseCancellation() }
+        return self
     }
 
     /// Cancels the request: the connection is dropped without a close handshake, and the request
     /// finishes with `AFError.explicitlyCancelled`.
     @discardableResult
     override public func cancel() -> Self {
-        super.cancel()
+        socketState.withLockedValue { state in
+            if state.endedBy == nil { state.endedBy = .cancel }
+        }
+        return super.cancel()
+    }
+
+    /// The connection's end after a close: its `URLError.cancelled` is no failure either.
+    override func transferWillComplete(error: AFError?) {
+        if socketState.withLockedValue({ $0.endedBy == .close }) { clearCloseCancellation() }
+    }
+
+    /// Forgets the error a close leaves: the explicit cancellation, or the transport's report of it.
+    private func clearCloseCancellation() {
+        mutableState.withLockedValue { state in
+            switch state.error {
+            case .explicitlyCancelled?:
+                state.error = nil
+            case let .sessionTaskFailed(error)? where (error as? URLError)?.code == .cancelled:
+                state.error = nil
+            default:
+                break
+            }
+        }
     }
 
     // MARK: Sending

@@ -69,12 +69,13 @@ public struct WebSocketTask: Sendable {
         }
     }
 
-    /// Closes with a close handshake, as `WebSocketRequest.close(sending:reason:)`.
+    /// Closes with a close handshake, as `WebSocketRequest.close(sending:reason:)`: the request
+    /// then completes without an error.
     public func close(sending closeCode: URLSessionWebSocketTask.CloseCode, reason: Data? = nil) {
         request.close(sending: closeCode, reason: reason)
     }
 
-    /// Cancels the request.
+    /// Cancels the request: it completes with `AFError.explicitlyCancelled`.
     public func cancel() {
         request.cancel()
     }

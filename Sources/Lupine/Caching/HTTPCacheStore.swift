@@ -1,0 +1,200 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NIOConcurrencyHelpers
+
+/// Lupine's store of HTTP responses for one configured `URLCache`: a memory tier bounded by the
+/// cache's `memoryCapacity` and a disk tier bounded by its `diskCapacity` (in a `Lupine` folder of
+/// the cache's directory), both least-recently-used first out.
+///
+/// Responses are filed under the whole URL without its fragment (`HTTPCacheKey`), never under
+/// corelibs' key, which ignores the query. A URL keeps up to `maximumVariants` responses side by
+/// side, selected by the request header fields their `Vary` names (RFC 9111, section 4.1).
+///
+/// The cache's own `removeAllCachedResponses()` and `removeCachedResponse(for:)` reach the store
+/// through markers (`URLCacheMarker` in memory, marker files on disk): an entry is used only
+/// while the cache still holds its marker.
+final class HTTPCacheStore: @unchecked Sendable {
+    /// Responses kept for one URL, for different values of the header fields `Vary` names.
+    static let maximumVariants = 4
+
+    private weak var cache: URLCache?
+    private let disk: HTTPCacheDiskStore?
+
+    private struct State {
+        var memory = HTTPCacheMemory()
+        var markers = URLCacheMarkers()
+    }
+
+    private let state: NIOLockedValueBox<State>
+
+    init(cache: URLCache, disk: HTTPCacheDiskStore?) {
+        self.cache = cache
+        self.disk = disk
+        state = NIOLockedValueBox(State())
+    }
+
+    // MARK: Lookup
+
+    /// The stored response for `url` that a request with `requestHeaders` selects, if any.
+    func lookUp(_ url: URL, key: HTTPCacheKey, requestHeaders: [String: String]) -> StoredResponse? {
+        guard let cache else { return nil }
+        if cache.memoryCapacity > 0,
+           let (variants, marker) = state.withLockedValue({ $0.memory.node(for: key).map { ($0.variants, $0.marker) } }) {
+            // Checked outside the lock: it asks the URLCache.
+            if marker.isHeld(by: cache) {
+                return Self.select(variants, requestHeaders: requestHeaders)
+            }
+            dropCleared(key, cache: cache)
+            return nil
+        }
+        guard let disk, cache.diskCapacity > 0, let file = disk.read(key) else { return nil }
+        promote(file.variants, url: url, key: key, cache: cache)
+        return Self.select(file.variants, requestHeaders: requestHeaders)
+    }
+
+    /// The variant a request with `requestHeaders` selects.
+    private static func select(_ variants: [StoredResponse], requestHeaders: [String: String]) -> StoredResponse? {
+        variants.first { HTTPCacheRules.varyMatches($0.entry, requestHeaders: requestHeaders) }
+    }
+
+    /// The cache lost the marker of `key`'s entry: a clear call removed it. Without the store's
+    /// own marker too, the whole cache was cleared; otherwise one URL group was.
+    private func dropCleared(_ key: HTTPCacheKey, cache: URLCache) {
+        let wholeCache = state.withLockedValue { state -> Bool in
+            state.memory.remove(key)
+            guard state.markers.cacheWasCleared(cache) else { return false }
+            state.memory.removeAll()
+            return true
+        }
+        if wholeCache { disk?.removeAll() } else { disk?.remove(key) }
+    }
+
+    /// Keeps what was read from disk in memory too, so that the next hit does not read the file.
+    private func promote(_ variants: [StoredResponse], url: URL, key: HTTPCacheKey, cache: URLCache) {
+        let capacity = cache.memoryCapacity
+        let kept = variants.filter { $0.cost <= capacity / 20 }
+        guard capacity > 0, !kept.isEmpty else { return }
+        let cleared = state.withLockedValue { state -> Bool in
+            guard state.memory.peek(key) == nil else { return false }
+            let (marker, cleared) = state.markers.marker(for: url, in: cache)
+            if cleared { state.memory.removeAll() }
+            if let marker { state.memory.set(kept, for: key, marker: marker, capacity: capacity) }
+            return cleared
+        }
+        // What was just read from disk predates the clear too.
+        if cleared { disk?.removeAll() }
+    }
+
+    // MARK: Storing
+
+    /// Stores `response`, received for a request with `requestHeaders`: it replaces the variant
+    /// that request selected, and the least recently stored variant goes when there are too many.
+    ///
+    /// Like URLSession, a tier does not take a response larger than 5% of its capacity.
+    func store(_ response: StoredResponse, for url: URL, key: HTTPCacheKey, requestHeaders: [String: String]) {
+        guard let cache else { return }
+        let memoryCapacity = cache.memoryCapacity
+        var cacheWasCleared = false
+        if memoryCapacity > 0, response.cost <= memoryCapacity / 20 {
+            cacheWasCleared = state.withLockedValue { state -> Bool in
+                let (marker, cleared) = state.markers.marker(for: url, in: cache)
+                if cleared { state.memory.removeAll() }
+                guard let marker else { return cleared }
+                let current = state.memory.peek(key).map { $0.marker === marker ? $0.variants : [] } ?? []
+                let variants = Self.merging(response, into: current, requestHeaders: requestHeaders)
+                state.memory.set(variants, for: key, marker: marker, capacity: memoryCapacity)
+                return cleared
+            }
+        } else {
+            state.withLockedValue { $0.memory.remove(key) }
+        }
+        let diskCapacity = cache.diskCapacity
+        guard let disk, diskCapacity > 0 else { return }
+        if cacheWasCleared { disk.removeAll() }
+        guard response.storagePolicy == .allowed, response.cost <= diskCapacity / 20 else {
+            // The disk keeps nothing older than what memory now holds for this request.
+            disk.remove(key)
+            return
+        }
+        let current = disk.read(key)?.variants ?? []
+        disk.write(Self.merging(response, into: current, requestHeaders: requestHeaders).filter { $0.storagePolicy == .allowed },
+                   for: key, url: url, capacity: diskCapacity)
+    }
+
+    /// `variants` with `response` first, without the variants the same request selected (the new
+    /// response replaces them), and no more than `maximumVariants`.
+    private static func merging(_ response: StoredResponse, into variants: [StoredResponse],
+                                requestHeaders: [String: String]) -> [StoredResponse] {
+        let others = variants.filter { !HTTPCacheRules.varyMatches($0.entry, requestHeaders: requestHeaders) }
+        return Array(([response] + others).prefix(maximumVariants))
+    }
+
+    /// Forgets every response stored for `key`.
+    func remove(_ key: HTTPCacheKey) {
+        state.withLockedValue { $0.memory.remove(key) }
+        disk?.remove(key)
+    }
+
+    // MARK: For tests
+
+    /// The keys in memory and the bytes they take.
+    var memoryUsage: (count: Int, bytes: Int) {
+        state.withLockedValue { ($0.memory.count, $0.memory.totalCost) }
+    }
+}
+
+/// Finds the store of a `URLCache`: one per cache object, made at its first use, kept while the
+/// cache lives. Stores on one directory share its disk tier.
+enum HTTPCacheStores {
+    private struct Registered {
+        weak var cache: URLCache?
+        let store: HTTPCacheStore
+    }
+
+    private struct Registry {
+        var stores: [ObjectIdentifier: Registered] = [:]
+        var disks: [String: WeakDisk] = [:]
+    }
+
+    private struct WeakDisk {
+        weak var disk: HTTPCacheDiskStore?
+    }
+
+    private static let registry = NIOLockedValueBox(Registry())
+
+    static func store(for cache: URLCache) -> HTTPCacheStore {
+        let id = ObjectIdentifier(cache)
+        return registry.withLockedValue { registry in
+            if let registered = registry.stores[id], registered.cache === cache { return registered.store }
+            // An identifier is reused once its object is gone: drop what died before adding.
+            registry.stores = registry.stores.filter { $0.value.cache != nil }
+            registry.disks = registry.disks.filter { $0.value.disk != nil }
+            let disk = directory(of: cache).map { directory -> HTTPCacheDiskStore in
+                let path = directory.standardizedFileURL.path
+                if let shared = registry.disks[path]?.disk { return shared }
+                let made = HTTPCacheDiskStore(cacheDirectory: directory)
+                registry.disks[path] = WeakDisk(disk: made)
+                return made
+            }
+            let store = HTTPCacheStore(cache: cache, disk: disk)
+            registry.stores[id] = Registered(cache: cache, store: store)
+            return store
+        }
+    }
+
+    /// The directory a `URLCache` keeps its files in. corelibs does not publish it: it is read
+    /// from the object's stored property `cacheDirectory` (nil when the cache has none, or when a
+    /// future corelibs names it otherwise; the store then keeps no files).
+    static func directory(of cache: URLCache) -> URL? {
+        var mirror: Mirror? = Mirror(reflecting: cache)
+        while let current = mirror {
+            for child in current.children where child.label == "cacheDirectory" {
+                return child.value as? URL
+            }
+            mirror = current.superclassMirror
+        }
+        return nil
+    }
+}

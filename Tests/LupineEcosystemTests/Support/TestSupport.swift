@@ -1,0 +1,78 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Lupine
+import LupineTestServer
+
+/// One LupineTestServer for this test process, started on first use on a free loopback port.
+actor SharedTestServer {
+    static let instance = SharedTestServer()
+
+    private var starting: Task<LupineTestServer, any Error>?
+
+    func server() async throws -> LupineTestServer {
+        if let starting { return try await starting.value }
+        let task = Task { try await LupineTestServer.start() }
+        starting = task
+        return try await task.value
+    }
+}
+
+/// The shared test server.
+func testServer() async throws -> LupineTestServer {
+    try await SharedTestServer.instance.server()
+}
+
+/// A value shared between a test and the closures it hands to Lupine.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    var current: Value { lock.withLock { value } }
+
+    @discardableResult
+    func withValue<Result>(_ body: (inout Value) -> Result) -> Result {
+        lock.withLock { body(&value) }
+    }
+}
+
+/// Waits until `condition` holds, checking every 10 ms, for at most `timeout` seconds. Events
+/// reach monitors asynchronously, after the response has reached the caller.
+func waitUntil(timeout: TimeInterval = 5, _ condition: @Sendable () -> Bool) async -> Bool {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    while Date() < deadline {
+        if condition() { return true }
+        try? await Task.sleep(nanoseconds: 10_000_000)
+    }
+    return condition()
+}
+
+/// A loopback port nothing listens on: bound, then closed again.
+func closedLoopbackPort() throws -> Int {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { throw POSIXError(.EBADF) }
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+            bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
+        }
+    }
+    guard bound else { throw POSIXError(.EADDRNOTAVAIL) }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+extension AFError {
+    /// The code of the `URLError` inside `.sessionTaskFailed`; nil for every other case.
+    var sessionTaskURLErrorCode: URLError.Code? {
+        guard case let .sessionTaskFailed(error) = self else { return nil }
+        return (error as? URLError)?.code
+    }
+}
