@@ -71,7 +71,7 @@ struct DownloadRunner {
         bar.clear()
         let error = response.error ?? .explicitlyCancelled
         if case let .responseValidationFailed(.unacceptableStatusCode(code)) = error {
-            Console.error("lupine: \(Endpoint(request.request?.url ?? url)) answered \(code) \(ResponseHeadText.reasonPhrase(code)); nothing was saved.")
+            Console.error("lupine: \(Endpoint(request.request?.url ?? url)) answered \(ResponseHeadText.status(code)); nothing was saved.")
             throw ExitStatus.exit(ExitStatus.httpError)
         }
         if let resumeData = request.resumeData {

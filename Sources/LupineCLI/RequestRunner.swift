@@ -56,7 +56,7 @@ struct RequestRunner {
         withExtendedLifetime(session) {}
         let url = request.request?.url ?? prepared.urlRequest.url
         if let failed = printer.failedHead {
-            Console.error("lupine: \(Endpoint(url)) answered \(ResponseHeadText.statusLine(failed).split(separator: " ", maxSplits: 1).last ?? "").")
+            Console.error("lupine: \(Endpoint(url)) answered \(ResponseHeadText.status(failed.statusCode)).")
             throw ExitStatus.exit(ExitStatus.httpError)
         }
         guard let error = completion.error else { return }

@@ -12,8 +12,13 @@ enum ResponseHeadText {
     static func statusLine(_ head: TransportResponseHead) -> String {
         // HTTP/2 and HTTP/3 have no minor version (RFC 9113, 9114).
         let version = head.httpVersion == "HTTP/2.0" ? "HTTP/2" : head.httpVersion == "HTTP/3.0" ? "HTTP/3" : head.httpVersion
-        let reason = reasonPhrase(head.statusCode)
-        return reason.isEmpty ? "\(version) \(head.statusCode)" : "\(version) \(head.statusCode) \(reason)"
+        return "\(version) \(status(head.statusCode))"
+    }
+
+    /// "404 Not Found", or "299" for a code without a phrase.
+    static func status(_ code: Int) -> String {
+        let reason = reasonPhrase(code)
+        return reason.isEmpty ? "\(code)" : "\(code) \(reason)"
     }
 
     /// The reason phrase RFC 9110 gives a status code ("" for codes it does not name). The engine

@@ -13,7 +13,9 @@ struct SessionFactory {
     /// - Throws: `RequestBuilder.Failure` when `--proxy`, `--pin-cert`, `--cert` or `--key` cannot
     ///   be used.
     func makeSession() throws -> Session {
-        let configuration = URLSessionConfiguration.af.default
+        // Ephemeral: cookies live for this one command (a redirect chain keeps them), as with curl
+        // without a cookie jar; the shared storage would persist them for every later run.
+        let configuration = URLSessionConfiguration.af.ephemeral
         if let timeout = options.timeout {
             configuration.timeoutIntervalForRequest = timeout
             configuration.timeoutIntervalForResource = timeout

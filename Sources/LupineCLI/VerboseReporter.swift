@@ -40,8 +40,7 @@ struct VerboseReporter: EventMonitor, RedirectHandler {
               willBeRedirectedTo request: URLRequest,
               for response: HTTPURLResponse,
               completion: @escaping (URLRequest?) -> Void) {
-        let reason = ResponseHeadText.reasonPhrase(response.statusCode)
-        var lines = ["< \(response.statusCode) \(reason)"]
+        var lines = ["< " + ResponseHeadText.status(response.statusCode)]
         lines += response.headers.sorted { $0.name.lowercased() < $1.name.lowercased() }.map { "< \($0.name): \($0.value)" }
         lines.append("<")
         lines.append("(following the redirect to \(request.url?.absoluteString ?? "?"))")
@@ -53,7 +52,7 @@ struct VerboseReporter: EventMonitor, RedirectHandler {
     static func retrying(attempt: Int, limit: UInt, delay: TimeInterval?, error: any Error, url: URL?) {
         let cause: String
         if case let .responseValidationFailed(.unacceptableStatusCode(code))? = error.asAFError {
-            cause = "\(Endpoint(url)) answered \(code) \(ResponseHeadText.reasonPhrase(code))."
+            cause = "\(Endpoint(url)) answered \(ResponseHeadText.status(code))."
         } else if let afError = error.asAFError {
             cause = FailureReport(afError, url: url, timeout: nil).message
         } else {

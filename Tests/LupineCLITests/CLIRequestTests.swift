@@ -108,6 +108,21 @@ extension CLITests {
             #expect(result.errors == "lupine: 127.0.0.1 port \(server.port) answered 503 Service Unavailable.\n")
         }
 
+        @Test func cookiesLastOneCommandOnly() async throws {
+            let server = try await testServer()
+            let name = "lupine-cli-probe-\(UUID().uuidString.prefix(8))"
+            // Within one command, a cookie set by a redirect hop goes with the next hop...
+            let chained = try await CLIProcess.run(["get", server.url("/cookies/set?\(name)=1")])
+            #expect(chained.output.contains(name), "\(chained.output)")
+            // ...but no cookie jar outlives the command, not even for a cookie meant to last
+            // (corelibs keeps the shared storage's lasting cookies in a file).
+            let lasting = try await CLIProcess.run(["get", server.url("/cookies/attributes?name=\(name)&value=2&Max-Age=3600&Path=/")])
+            #expect(lasting.status == 0)
+            let later = try await CLIProcess.run(["get", server.url("/cookies")])
+            #expect(later.status == 0)
+            #expect(!later.output.contains(name))
+        }
+
         @Test func proxyCarriesTheRequest() async throws {
             let server = try await testServer()
             let proxy = try await LupineTestProxy.start()

@@ -7,15 +7,17 @@ import Testing
 @Suite struct ResponseHeadTests {
     @Test func keepsOrderCaseAndRepeatedFieldsThatHTTPURLResponseMerges() async throws {
         let server = try await testServer()
-        let request = AF.request(server.url("/response-headers?Set-Cookie=a%3D1&X-MiXeD-Case=one&Set-Cookie=b%3D2"))
+        // Not Set-Cookie: AF's cookie storage is shared by every test of the process, and a
+        // cookie for 127.0.0.1 would reach the other tests' servers (cookies ignore the port).
+        let request = AF.request(server.url("/response-headers?X-Repeated=a&X-MiXeD-Case=one&x-repeated=b"))
         let response = await request.serializingData().response
         let head = try #require(request.responseHead)
         #expect(head.statusCode == 200)
         #expect(head.httpVersion == "HTTP/1.1")
-        let ours = head.headerFields.filter { ["set-cookie", "x-mixed-case"].contains($0.name.lowercased()) }
-        #expect(ours.map(\.description) == ["Set-Cookie: a=1", "X-MiXeD-Case: one", "Set-Cookie: b=2"])
+        let ours = head.headerFields.filter { ["x-repeated", "x-mixed-case"].contains($0.name.lowercased()) }
+        #expect(ours.map(\.description) == ["X-Repeated: a", "X-MiXeD-Case: one", "x-repeated: b"])
         // What HTTPURLResponse keeps instead: one value per name.
-        #expect(response.response?.headers["Set-Cookie"] == "a=1, b=2")
+        #expect(response.response?.headers["X-Repeated"] == "a, b")
     }
 
     @Test func isTheHeadOfTheFinalResponseAfterRedirects() async throws {
