@@ -25,7 +25,7 @@ extension Request {
                                  responseTime: responseTime,
                                  handler: effectiveCachedResponseHandler,
                                  // The facade task is made only for a handler to see.
-                                 task: { HopTask(request: urlRequest, response: response, owner: self, identifier: self.redirectsSoFar) })
+                                 task: { self.cacheHandlerTask(for: urlRequest) })
     }
 
     /// The stored response updated with the header fields of the 304 that revalidated it.

@@ -9,13 +9,13 @@ extension Request {
     public static let didCancelNotification = Notification.Name(rawValue: "lupine.notification.name.request.didCancel")
     /// Posted when a request finishes.
     public static let didFinishNotification = Notification.Name(rawValue: "lupine.notification.name.request.didFinish")
-    /// Posted when a request's exchange starts on the transport, or reads again after a suspension.
+    /// Posted when a request's task is resumed (`request(_:didResumeTask:)`).
     public static let didResumeTaskNotification = Notification.Name(rawValue: "lupine.notification.name.request.didResumeTask")
-    /// Posted when a request is suspended while its exchange runs (the body stops being read).
+    /// Posted when a request's task is suspended (`request(_:didSuspendTask:)`).
     public static let didSuspendTaskNotification = Notification.Name(rawValue: "lupine.notification.name.request.didSuspendTask")
-    /// Posted when a request's exchange is cancelled.
+    /// Posted when a request's task is cancelled (`request(_:didCancelTask:)`).
     public static let didCancelTaskNotification = Notification.Name(rawValue: "lupine.notification.name.request.didCancelTask")
-    /// Posted when a request's exchange completes, once per attempt.
+    /// Posted when a request's task completes, once per attempt (`request(_:didCompleteTask:with:)`).
     public static let didCompleteTaskNotification = Notification.Name(rawValue: "lupine.notification.name.request.didCompleteTask")
 
     /// The userInfo key under which notifications carry the request.
@@ -37,50 +37,65 @@ extension Notification {
 /// `NotificationCenter.default` (object nil, the request in userInfo, read it with
 /// `notification.request`), from the monitor's default queue.
 ///
-/// The `...TaskNotification`s follow the request's exchanges on the transport, where Alamofire
-/// follows its URLSession tasks: one exchange per attempt, redirect hops included.
+/// The `...TaskNotification`s follow the task events, one task per attempt, as in Alamofire. The
+/// notifications carry the request only: for them Lupine makes no facade task.
 public final class AlamofireNotifications: EventMonitor {
     /// Creates the monitor.
     public init() {}
 
     /// Posts `Request.didResumeNotification`.
     public func requestDidResume(_ request: Request) {
-        NotificationCenter.default.post(Notification(name: Request.didResumeNotification, request: request))
+        post(Request.didResumeNotification, for: request)
     }
 
     /// Posts `Request.didSuspendNotification`.
     public func requestDidSuspend(_ request: Request) {
-        NotificationCenter.default.post(Notification(name: Request.didSuspendNotification, request: request))
+        post(Request.didSuspendNotification, for: request)
     }
 
     /// Posts `Request.didCancelNotification`.
     public func requestDidCancel(_ request: Request) {
-        NotificationCenter.default.post(Notification(name: Request.didCancelNotification, request: request))
+        post(Request.didCancelNotification, for: request)
     }
 
     /// Posts `Request.didFinishNotification`.
     public func requestDidFinish(_ request: Request) {
-        NotificationCenter.default.post(Notification(name: Request.didFinishNotification, request: request))
+        post(Request.didFinishNotification, for: request)
     }
 
-    /// Posts `Request.didResumeTaskNotification` when an attempt's exchange starts, or a
-    /// suspended one reads again (Alamofire posts it from `request(_:didResumeTask:)`).
-    public func requestDidResumeExchange(_ request: Request) {
-        NotificationCenter.default.post(Notification(name: Request.didResumeTaskNotification, request: request))
+    /// Posts `Request.didResumeTaskNotification`.
+    public func request(_ request: Request, didResumeTask task: URLSessionTask) {
+        post(.resume, for: request)
     }
 
-    /// Posts `Request.didSuspendTaskNotification` when a running exchange is suspended.
-    public func requestDidSuspendExchange(_ request: Request) {
-        NotificationCenter.default.post(Notification(name: Request.didSuspendTaskNotification, request: request))
+    /// Posts `Request.didSuspendTaskNotification`.
+    public func request(_ request: Request, didSuspendTask task: URLSessionTask) {
+        post(.suspend, for: request)
     }
 
-    /// Posts `Request.didCancelTaskNotification` when a running exchange is cancelled.
-    public func requestDidCancelExchange(_ request: Request) {
-        NotificationCenter.default.post(Notification(name: Request.didCancelTaskNotification, request: request))
+    /// Posts `Request.didCancelTaskNotification`.
+    public func request(_ request: Request, didCancelTask task: URLSessionTask) {
+        post(.cancel, for: request)
     }
 
-    /// Posts `Request.didCompleteTaskNotification` when an attempt's exchange ends.
-    public func request(_ request: Request, didCompleteAttemptWithError error: AFError?, timeline: Timeline) {
-        NotificationCenter.default.post(Notification(name: Request.didCompleteTaskNotification, request: request))
+    /// Posts `Request.didCompleteTaskNotification`.
+    public func request(_ request: Request, didCompleteTask task: URLSessionTask, with error: AFError?) {
+        post(.complete, for: request)
+    }
+
+    /// Posts the notification of a task event, if it has one. Lupine calls it in place of the
+    /// task-typed methods above, which need a task the notification does not carry.
+    func post(_ event: TaskEvent, for request: Request) {
+        switch event {
+        case .resume: post(Request.didResumeTaskNotification, for: request)
+        case .suspend: post(Request.didSuspendTaskNotification, for: request)
+        case .cancel: post(Request.didCancelTaskNotification, for: request)
+        case .complete: post(Request.didCompleteTaskNotification, for: request)
+        case .create, .failEarly, .finishDownloading: break
+        }
+    }
+
+    private func post(_ name: Notification.Name, for request: Request) {
+        NotificationCenter.default.post(Notification(name: name, request: request))
     }
 }

@@ -15,10 +15,11 @@ import FoundationNetworking
 /// let session = Session(eventMonitors: [monitor])
 /// ```
 ///
-/// There are no closures for Alamofire's URLSession delegate events (`sessionDidBecomeInvalidWithError`,
-/// `taskDidComplete`, `dataTaskDidReceiveData`...) nor for its `URLSessionTask`-typed request events
-/// (`requestDidCreateTask`, `requestDidResumeTask`...): Lupine runs no URLSession. The
-/// `requestDid...Exchange` closures and `requestDidCompleteAttemptWithError` take their place.
+/// The `URLSessionTask`-typed closures (`requestDidCreateTask`, `requestDidResumeTask`...) receive
+/// the attempt's facade task. There are no closures for Alamofire's URLSession delegate events
+/// (`sessionDidBecomeInvalidWithError`, `taskDidComplete`, `dataTaskDidReceiveData`...) nor for
+/// metrics: Lupine runs no URLSession. The `requestDid...Exchange` closures and
+/// `requestDidCompleteAttemptWithError` add what Lupine's transport reports.
 open class ClosureEventMonitor: EventMonitor, @unchecked Sendable {
     /// `request(_:didCreateInitialURLRequest:)`.
     open var requestDidCreateInitialURLRequest: ((Request, URLRequest) -> Void)?
@@ -30,16 +31,28 @@ open class ClosureEventMonitor: EventMonitor, @unchecked Sendable {
     open var requestDidFailToAdaptURLRequestWithError: ((Request, URLRequest, AFError) -> Void)?
     /// `request(_:didCreateURLRequest:)`.
     open var requestDidCreateURLRequest: ((Request, URLRequest) -> Void)?
+    /// `request(_:didCreateTask:)`.
+    open var requestDidCreateTask: ((Request, URLSessionTask) -> Void)?
+    /// `request(_:didFailTask:earlyWithError:)`.
+    open var requestDidFailTaskEarlyWithError: ((Request, URLSessionTask, AFError) -> Void)?
+    /// `request(_:didCompleteTask:with:)`.
+    open var requestDidCompleteTaskWithError: ((Request, URLSessionTask, AFError?) -> Void)?
     /// `requestIsRetrying(_:)`.
     open var requestIsRetrying: ((Request) -> Void)?
     /// `requestDidFinish(_:)`.
     open var requestDidFinish: ((Request) -> Void)?
     /// `requestDidResume(_:)`.
     open var requestDidResume: ((Request) -> Void)?
+    /// `request(_:didResumeTask:)`.
+    open var requestDidResumeTask: ((Request, URLSessionTask) -> Void)?
     /// `requestDidSuspend(_:)`.
     open var requestDidSuspend: ((Request) -> Void)?
+    /// `request(_:didSuspendTask:)`.
+    open var requestDidSuspendTask: ((Request, URLSessionTask) -> Void)?
     /// `requestDidCancel(_:)`.
     open var requestDidCancel: ((Request) -> Void)?
+    /// `request(_:didCancelTask:)`.
+    open var requestDidCancelTask: ((Request, URLSessionTask) -> Void)?
     /// `request(_:didValidateRequest:response:data:withResult:)`.
     open var requestDidValidateRequestResponseDataWithResult: ((DataRequest, URLRequest?, HTTPURLResponse, Data?, Request.ValidationResult) -> Void)?
     /// `request(_:didParseResponse:)` with the unserialized `DataResponse<Data?, AFError>`.
@@ -52,6 +65,8 @@ open class ClosureEventMonitor: EventMonitor, @unchecked Sendable {
     open var requestDidFailToCreateUploadableWithError: ((UploadRequest, AFError) -> Void)?
     /// `request(_:didProvideInputStream:)`.
     open var requestDidProvideInputStream: ((UploadRequest, InputStream) -> Void)?
+    /// `request(_:didFinishDownloadingUsing:with:)`.
+    open var requestDidFinishDownloadingUsingTaskWithResult: ((DownloadRequest, URLSessionTask, Result<URL, AFError>) -> Void)?
     /// `request(_:didCreateDestinationURL:)`.
     open var requestDidCreateDestinationURL: ((DownloadRequest, URL) -> Void)?
     /// `request(_:didValidateRequest:response:fileURL:withResult:)`.
@@ -105,6 +120,18 @@ open class ClosureEventMonitor: EventMonitor, @unchecked Sendable {
         requestDidCreateURLRequest?(request, urlRequest)
     }
 
+    open func request(_ request: Request, didCreateTask task: URLSessionTask) {
+        requestDidCreateTask?(request, task)
+    }
+
+    open func request(_ request: Request, didFailTask task: URLSessionTask, earlyWithError error: AFError) {
+        requestDidFailTaskEarlyWithError?(request, task, error)
+    }
+
+    open func request(_ request: Request, didCompleteTask task: URLSessionTask, with error: AFError?) {
+        requestDidCompleteTaskWithError?(request, task, error)
+    }
+
     open func requestIsRetrying(_ request: Request) {
         requestIsRetrying?(request)
     }
@@ -117,12 +144,24 @@ open class ClosureEventMonitor: EventMonitor, @unchecked Sendable {
         requestDidResume?(request)
     }
 
+    public func request(_ request: Request, didResumeTask task: URLSessionTask) {
+        requestDidResumeTask?(request, task)
+    }
+
     open func requestDidSuspend(_ request: Request) {
         requestDidSuspend?(request)
     }
 
+    public func request(_ request: Request, didSuspendTask task: URLSessionTask) {
+        requestDidSuspendTask?(request, task)
+    }
+
     open func requestDidCancel(_ request: Request) {
         requestDidCancel?(request)
+    }
+
+    public func request(_ request: Request, didCancelTask task: URLSessionTask) {
+        requestDidCancelTask?(request, task)
     }
 
     open func request(_ request: DataRequest,
@@ -154,6 +193,10 @@ open class ClosureEventMonitor: EventMonitor, @unchecked Sendable {
 
     open func request(_ request: UploadRequest, didProvideInputStream stream: InputStream) {
         requestDidProvideInputStream?(request, stream)
+    }
+
+    open func request(_ request: DownloadRequest, didFinishDownloadingUsing task: URLSessionTask, with result: Result<URL, AFError>) {
+        requestDidFinishDownloadingUsingTaskWithResult?(request, task, result)
     }
 
     open func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {
@@ -194,5 +237,19 @@ open class ClosureEventMonitor: EventMonitor, @unchecked Sendable {
 
     open func request(_ request: Request, didCompleteAttemptWithError error: AFError?, timeline: Timeline) {
         requestDidCompleteAttemptWithError?(request, error, timeline)
+    }
+
+    /// Whether the closure of a task event is set: the facade task is made only for those that are.
+    /// Read without a lock, as the closures are (they are set before the monitor is in use).
+    func hasClosure(for event: TaskEvent) -> Bool {
+        switch event {
+        case .create: requestDidCreateTask != nil
+        case .resume: requestDidResumeTask != nil
+        case .suspend: requestDidSuspendTask != nil
+        case .cancel: requestDidCancelTask != nil
+        case .complete: requestDidCompleteTaskWithError != nil
+        case .failEarly: requestDidFailTaskEarlyWithError != nil
+        case .finishDownloading: requestDidFinishDownloadingUsingTaskWithResult != nil
+        }
     }
 }

@@ -14,12 +14,15 @@ public final class CompositeEventMonitor: EventMonitor {
     private let defaultMemberQueue: DispatchQueue
     /// One mailbox per member, on the member's queue.
     private let mailboxes: [EventMailbox]
+    /// How each member takes the task events (who needs a facade task).
+    private let taskAudiences: [TaskEventAudience]
 
     init(monitors: [any EventMonitor], queue: DispatchQueue, defaultMemberQueue: DispatchQueue) {
         self.monitors = monitors
         self.queue = queue
         self.defaultMemberQueue = defaultMemberQueue
         mailboxes = monitors.map { EventMailbox(queue: $0.queue.resolvingLupineDefault(to: defaultMemberQueue)) }
+        taskAudiences = monitors.map(TaskEventAudience.init)
     }
 
     /// A composite with `monitors` appended after this one's members.
@@ -30,6 +33,34 @@ public final class CompositeEventMonitor: EventMonitor {
     func performEvent(_ event: @escaping @Sendable (any EventMonitor) -> Void) {
         for (monitor, mailbox) in zip(monitors, mailboxes) {
             mailbox.post { event(monitor) }
+        }
+    }
+
+    /// Whether any member wants `event` with a task.
+    func wantsTaskEvent(_ event: TaskEvent) -> Bool {
+        taskAudiences.contains { $0.wants(event) }
+    }
+
+    /// Delivers a task event to the members that want it. `task` (the attempt's facade) is asked
+    /// for only when one does; `AlamofireNotifications` posts its notification without it. With
+    /// no member interested, the event costs no allocation.
+    func performTaskEvent(_ payload: TaskEventPayload, for request: Request, task: () -> URLSessionTask?) {
+        let event = payload.event
+        var facade: URLSessionTask?
+        for index in monitors.indices {
+            let audience = taskAudiences[index]
+            if case let .notifications(notifications) = audience {
+                if event.hasNotification { mailboxes[index].post { notifications.post(event, for: request) } }
+                continue
+            }
+            guard audience.wants(event) else { continue }
+            guard let task = facade ?? task() else { return }
+            facade = task
+            let monitor = monitors[index]
+            mailboxes[index].post {
+                payload.deliver(to: monitor, about: request, task: task)
+                if case let .other(skips) = audience { skips.learn() }
+            }
         }
     }
 
@@ -51,6 +82,34 @@ public final class CompositeEventMonitor: EventMonitor {
 
     public func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {
         performEvent { $0.request(request, didCreateURLRequest: urlRequest) }
+    }
+
+    public func request(_ request: Request, didCreateTask task: URLSessionTask) {
+        performEvent { $0.request(request, didCreateTask: task) }
+    }
+
+    public func request(_ request: Request, didFailTask task: URLSessionTask, earlyWithError error: AFError) {
+        performEvent { $0.request(request, didFailTask: task, earlyWithError: error) }
+    }
+
+    public func request(_ request: Request, didCompleteTask task: URLSessionTask, with error: AFError?) {
+        performEvent { $0.request(request, didCompleteTask: task, with: error) }
+    }
+
+    public func request(_ request: Request, didResumeTask task: URLSessionTask) {
+        performEvent { $0.request(request, didResumeTask: task) }
+    }
+
+    public func request(_ request: Request, didSuspendTask task: URLSessionTask) {
+        performEvent { $0.request(request, didSuspendTask: task) }
+    }
+
+    public func request(_ request: Request, didCancelTask task: URLSessionTask) {
+        performEvent { $0.request(request, didCancelTask: task) }
+    }
+
+    public func request(_ request: DownloadRequest, didFinishDownloadingUsing task: URLSessionTask, with result: Result<URL, AFError>) {
+        performEvent { $0.request(request, didFinishDownloadingUsing: task, with: result) }
     }
 
     public func requestIsRetrying(_ request: Request) {

@@ -8,22 +8,24 @@ import FoundationNetworking
 /// Every requirement has an empty default implementation: implement only what you need.
 ///
 /// For one attempt of a `DataRequest` the events come in this order (Alamofire's, with Lupine's
-/// transport events where Alamofire reports URLSession task events):
+/// transport events where Alamofire reports URLSession delegate events):
 ///
 /// 1. `requestDidResume(_:)` when `resume()` is accepted (the first one also starts the setup);
 /// 2. `request(_:didCreateInitialURLRequest:)`, then `request(_:didAdaptInitialRequest:to:)` when
 ///    an adapter ran, then `request(_:didCreateURLRequest:)`;
-/// 3. `requestDidResumeExchange(_:)`, `request(_:didSendURLRequest:)` (per redirect hop),
+/// 3. `request(_:didCreateTask:)`, then `request(_:didResumeTask:)` when the request is resumed;
+/// 4. `requestDidResumeExchange(_:)`, `request(_:didSendURLRequest:)` (per redirect hop),
 ///    `request(_:didReceiveResponse:)`;
-/// 4. `request(_:didValidateRequest:response:data:withResult:)` for each validator that ran;
-/// 5. `request(_:didCompleteAttemptWithError:timeline:)`;
-/// 6. `requestIsRetrying(_:)` and steps 2-5 again, or `requestDidFinish(_:)`;
-/// 7. `request(_:didParseResponse:)` once per response handler.
+/// 5. `request(_:didValidateRequest:response:data:withResult:)` for each validator that ran;
+/// 6. `request(_:didCompleteAttemptWithError:timeline:)`, then `request(_:didCompleteTask:with:)`;
+/// 7. `requestIsRetrying(_:)` and steps 2-6 again, or `requestDidFinish(_:)`;
+/// 8. `request(_:didParseResponse:)` once per response handler.
 ///
-/// Events of the URLSession delegate (`urlSession(...)`) and those typed with `URLSessionTask` or
-/// `URLSessionTaskMetrics` (`didCreateTask`, `didGatherMetrics`...) are not part of the protocol:
-/// Lupine runs no URLSession. A conformance that implements them still compiles; the
-/// `...Exchange` events and `Timeline` take their place.
+/// The task of the `URLSessionTask`-typed events is the attempt's facade task (the request's
+/// `task` while the attempt runs): Lupine runs no URLSession. A monitor that implements none of
+/// these events costs no facade. `request(_:didGatherMetrics:)` and the URLSession delegate events
+/// (`urlSession(...)`) are not part of the protocol: a conformance that implements them still
+/// compiles, and `Timeline` takes the place of metrics.
 public protocol EventMonitor: Sendable {
     /// Queue on which this monitor's events are delivered. The default is `.main` on Apple
     /// platforms and, on Linux, a serial queue owned by the Session (see README, "Queues").
@@ -39,16 +41,32 @@ public protocol EventMonitor: Sendable {
     func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: AFError)
     /// The final URLRequest of this attempt.
     func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest)
+    /// The URLSessionTask of an attempt was created (a facade: see `Request.task`), after
+    /// `request(_:didCreateURLRequest:)`.
+    func request(_ request: Request, didCreateTask task: URLSessionTask)
+    /// The attempt failed before its exchange ended: the server was not trusted. The task still
+    /// completes (`request(_:didCompleteTask:with:)` follows); `error` is the request's error.
+    func request(_ request: Request, didFailTask task: URLSessionTask, earlyWithError error: AFError)
+    /// The attempt's exchange ended, after its validators ran, once per attempt. `error` is the
+    /// task's own error (the transport's, or `URLError(.cancelled)` for a cancelled task), nil
+    /// when a complete response arrived.
+    func request(_ request: Request, didCompleteTask task: URLSessionTask, with error: AFError?)
     /// The request is about to be retried.
     func requestIsRetrying(_ request: Request)
     /// The request finished; its response serializers are about to run.
     func requestDidFinish(_ request: Request)
     /// `resume()` was accepted.
     func requestDidResume(_ request: Request)
+    /// The attempt's task was resumed: when it was created for a resumed request, or by `resume()`.
+    func request(_ request: Request, didResumeTask task: URLSessionTask)
     /// `suspend()` was accepted.
     func requestDidSuspend(_ request: Request)
+    /// The attempt's task was suspended: when it was created for a suspended request, or by `suspend()`.
+    func request(_ request: Request, didSuspendTask task: URLSessionTask)
     /// `cancel()` was accepted.
     func requestDidCancel(_ request: Request)
+    /// The attempt's task was cancelled by `cancel()` before it completed.
+    func request(_ request: Request, didCancelTask task: URLSessionTask)
     /// A DataRequest validator ran.
     func request(_ request: DataRequest,
                  didValidateRequest urlRequest: URLRequest?,
@@ -72,6 +90,9 @@ public protocol EventMonitor: Sendable {
     func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: AFError)
     /// An UploadRequest's stream body was handed to the transport, which reads it in chunks.
     func request(_ request: UploadRequest, didProvideInputStream stream: InputStream)
+    /// A DownloadRequest's file was moved to its destination (`.success`), or could not be
+    /// (`.failure(.downloadedFileMoveFailed(...))`), before its task completes.
+    func request(_ request: DownloadRequest, didFinishDownloadingUsing task: URLSessionTask, with result: Result<URL, AFError>)
     /// A DownloadRequest's destination was computed; the file is moved there next.
     func request(_ request: DownloadRequest, didCreateDestinationURL url: URL)
     /// A DownloadRequest validator ran.
@@ -86,12 +107,12 @@ public protocol EventMonitor: Sendable {
     func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, AFError>)
 
     /// Lupine: an attempt's exchange started on the transport, or a suspended exchange was
-    /// resumed (its body is read again). Stands in for Alamofire's `request(_:didResumeTask:)`.
+    /// resumed (its body is read again). Unlike `request(_:didResumeTask:)`, it is not called for a
+    /// task that has not started its exchange yet.
     func requestDidResumeExchange(_ request: Request)
-    /// Lupine: a running exchange was suspended (it stops reading the response body). Stands in
-    /// for Alamofire's `request(_:didSuspendTask:)`.
+    /// Lupine: a running exchange was suspended (it stops reading the response body).
     func requestDidSuspendExchange(_ request: Request)
-    /// Lupine: a running exchange was cancelled. Stands in for Alamofire's `request(_:didCancelTask:)`.
+    /// Lupine: a running exchange was cancelled.
     func requestDidCancelExchange(_ request: Request)
     /// Lupine: one HTTP exchange of the request went out on the transport (once per attempt and
     /// per redirect hop), as actually sent.
@@ -99,10 +120,10 @@ public protocol EventMonitor: Sendable {
     /// Lupine: the response head of an exchange arrived (the first byte of the response).
     func request(_ request: Request, didReceiveResponse response: HTTPURLResponse)
     /// Lupine: an attempt's exchange ended (all of its redirect hops), once per attempt, after
-    /// its validators ran (as Alamofire's `request(_:didCompleteTask:with:)`, which this stands
-    /// in for with `request(_:didGatherMetrics:)`). `error` is the exchange's own error
-    /// (transport or cancellation), nil when a complete response arrived, even one a validator
-    /// then rejected; `timeline` holds the attempt's times.
+    /// its validators ran, just before `request(_:didCompleteTask:with:)`; with `timeline` it
+    /// takes the place of `request(_:didGatherMetrics:)`. `error` is the request's error so far
+    /// (transport, cancellation, an untrusted server), nil when a complete response arrived, even
+    /// one a validator then rejected; `timeline` holds the attempt's times.
     func request(_ request: Request, didCompleteAttemptWithError error: AFError?, timeline: Timeline)
 }
 
@@ -115,11 +136,31 @@ extension EventMonitor {
     public func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest) {}
     public func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: AFError) {}
     public func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {}
+    // The task events' defaults tell Lupine that the monitor does not implement them, so that no
+    // facade task is made for it again (see `TaskEventDefaults`).
+    public func request(_ request: Request, didCreateTask task: URLSessionTask) {
+        TaskEventDefaults.record(.create, for: type(of: self))
+    }
+    public func request(_ request: Request, didFailTask task: URLSessionTask, earlyWithError error: AFError) {
+        TaskEventDefaults.record(.failEarly, for: type(of: self))
+    }
+    public func request(_ request: Request, didCompleteTask task: URLSessionTask, with error: AFError?) {
+        TaskEventDefaults.record(.complete, for: type(of: self))
+    }
     public func requestIsRetrying(_ request: Request) {}
     public func requestDidFinish(_ request: Request) {}
     public func requestDidResume(_ request: Request) {}
+    public func request(_ request: Request, didResumeTask task: URLSessionTask) {
+        TaskEventDefaults.record(.resume, for: type(of: self))
+    }
     public func requestDidSuspend(_ request: Request) {}
+    public func request(_ request: Request, didSuspendTask task: URLSessionTask) {
+        TaskEventDefaults.record(.suspend, for: type(of: self))
+    }
     public func requestDidCancel(_ request: Request) {}
+    public func request(_ request: Request, didCancelTask task: URLSessionTask) {
+        TaskEventDefaults.record(.cancel, for: type(of: self))
+    }
     public func request(_ request: DataRequest,
                         didValidateRequest urlRequest: URLRequest?,
                         response: HTTPURLResponse,
@@ -135,6 +176,9 @@ extension EventMonitor {
     public func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) {}
     public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: AFError) {}
     public func request(_ request: UploadRequest, didProvideInputStream stream: InputStream) {}
+    public func request(_ request: DownloadRequest, didFinishDownloadingUsing task: URLSessionTask, with result: Result<URL, AFError>) {
+        TaskEventDefaults.record(.finishDownloading, for: type(of: self))
+    }
     public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {}
     public func request(_ request: DownloadRequest,
                         didValidateRequest urlRequest: URLRequest?,

@@ -64,10 +64,13 @@ extension DownloadRequest {
         notify { $0.request(self, didCreateDestinationURL: destinationURL) }
         do {
             try Self.move(temporaryURL, to: destinationURL, options: options)
+            attemptTaskDidFinishDownloading(with: .success(destinationURL))
             downloadState.withLockedValue { $0.fileURL = destinationURL }
         } catch {
             DownloadFiles.remove(temporaryURL)
-            self.error = .downloadedFileMoveFailed(error: error, source: temporaryURL, destination: destinationURL)
+            let moveError = AFError.downloadedFileMoveFailed(error: error, source: temporaryURL, destination: destinationURL)
+            attemptTaskDidFinishDownloading(with: .failure(moveError))
+            self.error = moveError
         }
     }
 

@@ -27,6 +27,11 @@ final class LazyProgress: Sendable {
         }
     }
 
+    /// The counts so far.
+    var counts: (total: Int64, completed: Int64) {
+        state.withLockedValue { ($0.total, $0.completed) }
+    }
+
     /// Records new counts (nil keeps a count as it is), as `Progress.lupineSet` does.
     func set(total: Int64? = nil, completed: Int64? = nil) {
         state.withLockedValue { state in

@@ -54,6 +54,7 @@ extension Request {
         notify { $0.request(self, didCreateURLRequest: urlRequest) }
         if let handler { handler.queue.async { handler.handler(urlRequest) } }
         callCURLHandler()
+        if transfer != .abandon { attemptTaskDidBegin(with: urlRequest) }
         if transfer == .start { startExchange(urlRequest) }
     }
 
@@ -98,12 +99,18 @@ extension Request {
             state.pendingURLRequest = nil
             if isRedirectHop, !state.performedRequests.isEmpty { state.performedRequests.removeLast() }
             state.performedRequests.append(sentRequest)
+            Self.attemptTaskWillSend(sentRequest, in: &state)
             state.response = nil
             state.responseHeaderFields = []
             return true
         }
         guard proceed else {
-            didCompleteTransfer(error: .explicitlyCancelled)
+            // Cancelled just before sending: the request's error is already `.explicitlyCancelled`;
+            // its task ends as URLSession ends a cancelled task.
+            didCompleteTransfer(error: .sessionTaskFailed(error: URLError(.cancelled, userInfo: [
+                NSURLErrorFailingURLErrorKey: sentRequest.url as Any,
+                NSLocalizedDescriptionKey: TransportErrorMapping.description(of: .cancelled),
+            ])))
             return
         }
         // A redirect hop continues the attempt's exchange, as it continues a URLSession task.
@@ -118,6 +125,8 @@ extension Request {
             state.transportTask = task
             return state.lifecycle.state == .cancelled
         }
+        // Paused at once when a reason is in force (a hop that starts while suspended).
+        readDemand.attach(task)
         if cancelled { task.cancel() }
         replay?.start()
     }
@@ -143,7 +152,7 @@ extension Request {
     }
 
     /// A final (non-redirect) response head arrived.
-    func exchangeDidReceive(_ response: HTTPURLResponse, headerFields: [HTTPHeader], task: any TransportTask) -> TransportReadiness {
+    func exchangeDidReceive(_ response: HTTPURLResponse, headerFields: [HTTPHeader], task: any TransportTask) {
         mutableState.withLockedValue { state in
             // A transport may report events before `execute` returns: keep its handle for resume.
             if state.transportTask == nil { state.transportTask = task }
@@ -152,14 +161,11 @@ extension Request {
             state.firstByteTime = Date()
         }
         notify { $0.request(self, didReceiveResponse: response) }
-        let readiness = didReceiveResponseHead(response, task: task)
-        if case .pause = readiness { return .pause }
-        return mutableState.withLockedValue { $0.lifecycle.shouldPauseReading() } ? .pause : .proceed
+        didReceiveResponseHead(response, task: task)
     }
 
-    func exchangeDidReceive(bodyPart: Data, task: any TransportTask) -> TransportReadiness {
-        if case .pause = didReceiveBodyPart(bodyPart, task: task) { return .pause }
-        return mutableState.withLockedValue { $0.lifecycle.shouldPauseReading() } ? .pause : .proceed
+    func exchangeDidReceive(bodyPart: Data, task: any TransportTask) {
+        didReceiveBodyPart(bodyPart, task: task)
     }
 
     /// A redirect hop completed; the next hop starts (unless the request was cancelled meanwhile).
@@ -180,6 +186,7 @@ extension Request {
 
     /// The attempt's exchange ended (all hops); `error` is nil for a complete response.
     func didCompleteTransfer(error transportError: AFError?) {
+        let attempt = attemptTaskDidEnd(with: transportError)
         let (error, timeline) = mutableState.withLockedValue { state in
             state.transportTask = nil
             state.pendingURLRequest = nil
@@ -194,6 +201,7 @@ extension Request {
             if error == nil { self.runValidators() }
             // After the validators, as Alamofire reports `didCompleteTask`.
             self.notify { $0.request(self, didCompleteAttemptWithError: error, timeline: timeline) }
+            if let attempt { self.attemptTaskDidReportCompletion(attempt, error: transportError) }
             self.retryOrFinish(error: self.error)
         }
     }
@@ -245,6 +253,7 @@ extension Request {
             return state.lifecycle.beginFinishing()
         }
         guard shouldFinish else { return }
+        attemptTaskDidEndWithoutExchange()
         notify { $0.requestDidFinish(self) }
         processNextResponseSerializer()
     }

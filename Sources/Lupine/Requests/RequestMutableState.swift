@@ -25,6 +25,8 @@ struct RequestMutableState {
     var retryCount = 0
     var redirectCount = 0
     var credential: URLCredential?
+    /// The attempts' facade tasks and the `onURLSessionTaskCreation` handler (Request+Tasks).
+    var taskSurface = RequestTaskSurface()
     var redirectHandler: (any RedirectHandler)?
     var cachedResponseHandler: (any CachedResponseHandler)?
     /// The `onHTTPResponse` handler (DataRequest, DataStreamRequest): the last one set.
