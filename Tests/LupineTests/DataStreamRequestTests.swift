@@ -65,7 +65,7 @@ private func lines(of chunks: [Data]) -> [Substring] {
         let decodables: [StreamEvent<StreamLine, AFError>] = await events {
             AF.streamRequest(server.url("/stream/1")).responseStreamDecodable(of: StreamLine.self, stream: $0)
         }
-        #expect(decodables.compactMap(\.value).map(\.id) == [0])
+        #expect(decodables.compactMap(\.value).map(\.id) == [0], "\(decodables.map { ($0.event, $0.value as Any) })")
         #expect(decodables.last?.completion?.error == nil)
     }
 
@@ -186,7 +186,7 @@ private func lines(of chunks: [Data]) -> [Substring] {
         #expect(lines(of: chunks).count == 20)
 
         let decodables = await Array(AF.streamRequest(server.url("/stream/1")).streamTask().streamingDecodables(StreamLine.self))
-        #expect(decodables.compactMap(\.value).map(\.id) == [0])
+        #expect(decodables.compactMap(\.value).map(\.id) == [0], "\(decodables.map { ($0.event, $0.value as Any) })")
     }
 
     @Test func breakingOutOfTheLoopCancelsTheRequest() async throws {

@@ -173,16 +173,7 @@ extension TransferSuites {
             request.suspend()
 
             // Once the bytes already in flight have arrived, nothing more is read while suspended.
-            let previous = Locked<Int64>(-1)
-            let settled = await waitUntil {
-                let now = request.downloadProgress.completedUnitCount
-                return previous.withValue { last in
-                    defer { last = now }
-                    return now == last
-                }
-            }
-            #expect(settled)
-            let pausedAt = request.downloadProgress.completedUnitCount
+            let pausedAt = await valueOnceStill { request.downloadProgress.completedUnitCount }
             try await Task.sleep(nanoseconds: 200_000_000)
             #expect(request.downloadProgress.completedUnitCount == pausedAt)
             #expect(pausedAt < Int64(size))

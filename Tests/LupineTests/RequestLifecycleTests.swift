@@ -41,25 +41,21 @@ import Testing
         #expect(lifecycle.activity == .transferring)
     }
 
-    @Test func suspendedTransferPausesReadingAndResumeRestartsIt() {
+    @Test func suspendAndResumeOfARunningTransferStartNothingNew() {
         var lifecycle = RequestLifecycle()
         _ = lifecycle.resume(setupIsLazy: true)
         let result6 = lifecycle.beginPreparing()
         #expect(result6)
         let result7 = lifecycle.beginTransfer()
         #expect(result7 == .start)
-        let result8 = lifecycle.shouldPauseReading()
-        #expect(!result8)
         let result9 = lifecycle.suspend()
         #expect(result9)
         let result10 = lifecycle.suspend()
         #expect(!result10)
-        let result11 = lifecycle.shouldPauseReading()
-        #expect(result11)
+        // Reading is paused by the request's read demand, not here.
         let result12 = lifecycle.resume(setupIsLazy: true)
-        #expect(result12 == .notify(then: .resumeReading))
-        let result13 = lifecycle.shouldPauseReading()
-        #expect(!result13)
+        #expect(result12 == .notify(then: .nothing))
+        #expect(lifecycle.activity == .transferring)
     }
 
     @Test func cancelActsOnWhatThePipelineIsDoing() {

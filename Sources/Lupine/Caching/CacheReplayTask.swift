@@ -2,9 +2,10 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import NIOConcurrencyHelpers
 
 /// Plays a stored response to a request's exchange as if the transport had received it: the head,
-/// the body in one part, then completion, honouring `.pause` and `cancel()` like a transport.
+/// the body in one part, then completion, honouring pauses and `cancel()` like a transport.
 ///
 /// Every step runs on one private serial queue, so events never overlap (the `Transport`
 /// contract), and nothing is delivered before `start()` returns.
@@ -18,9 +19,8 @@ final class CacheReplayTask: TransportTask, @unchecked Sendable {
     private let queue = DispatchQueue(label: "lupine.cache.replay")
     // Touched only on `queue`.
     private var step = Step.head
-    private var isPaused = false
-    /// `resumeReading()` calls that arrived before the `.pause` they answer was recorded.
-    private var earlyResumes = 0
+    /// What the consumer asks for now (set from any thread, read before each step).
+    private let wantsPause = NIOLockedValueBox(false)
 
     init(stored: StoredResponse, events: any TransportEvents) {
         self.stored = stored
@@ -35,35 +35,30 @@ final class CacheReplayTask: TransportTask, @unchecked Sendable {
         queue.async { self.complete(error: URLError(.cancelled)) }
     }
 
-    func resumeReading() {
-        queue.async {
-            if self.isPaused {
-                self.isPaused = false
-                self.advance()
-            } else {
-                self.earlyResumes += 1
-            }
-        }
+    func pauseReading() {
+        wantsPause.withLockedValue { $0 = true }
     }
 
+    func resumeReading() {
+        wantsPause.withLockedValue { $0 = false }
+        queue.async { self.advance() }
+    }
+
+    /// Plays the steps left while the consumer does not pause.
     private func advance() {
-        while !isPaused {
-            let readiness: TransportReadiness
+        while !wantsPause.withLockedValue({ $0 }) {
             switch step {
             case .head:
                 step = .body
-                readiness = events.transportDidReceive(self, head: stored.head())
+                events.transportDidReceive(self, head: stored.head())
             case .body:
                 step = .complete
-                readiness = stored.data.isEmpty ? .proceed : events.transportDidReceive(self, bodyPart: stored.data)
+                if !stored.data.isEmpty { events.transportDidReceive(self, bodyPart: stored.data) }
             case .complete:
                 complete(error: nil)
                 return
             case .done:
                 return
-            }
-            if case .pause = readiness {
-                if earlyResumes > 0 { earlyResumes -= 1 } else { isPaused = true }
             }
         }
     }

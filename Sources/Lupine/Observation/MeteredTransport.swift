@@ -50,13 +50,13 @@ final class MeteredExchangeEvents: TransportEvents, @unchecked Sendable {
         events.transportDidSendRequest(task)
     }
 
-    func transportDidReceive(_ task: any TransportTask, head: TransportResponseHead) -> TransportReadiness {
+    func transportDidReceive(_ task: any TransportTask, head: TransportResponseHead) {
         events.transportDidReceive(task, head: head)
     }
 
-    func transportDidReceive(_ task: any TransportTask, bodyPart: Data) -> TransportReadiness {
+    func transportDidReceive(_ task: any TransportTask, bodyPart: Data) {
         metrics.recordBytesReceived(Int64(bodyPart.count), method: method)
-        return events.transportDidReceive(task, bodyPart: bodyPart)
+        events.transportDidReceive(task, bodyPart: bodyPart)
     }
 
     func transportDidComplete(_ task: any TransportTask, error: URLError?) {

@@ -52,19 +52,19 @@ public class DataRequest: Request, @unchecked Sendable {
 
     // MARK: Sink
 
-    override func didReceiveResponseHead(_ response: HTTPURLResponse, task: any TransportTask) -> TransportReadiness {
+    override func didReceiveResponseHead(_ response: HTTPURLResponse, task: any TransportTask) {
         let expected = response.expectedContentLength
         updateDownloadProgress(expected: expected, received: 0)
         let maximumSize = dataState.withLockedValue { $0.maximumSize }
         if expected > maximumSize {
             failTransfer(with: .dataLengthExceedsMaximum, task: task)
-            return .proceed
+            return
         }
         dataState.withLockedValue { $0.expectedLength = Int(max(expected, 0)) }
-        return askHTTPResponseHandler(response, task: task)
+        askHTTPResponseHandler(response, task: task)
     }
 
-    override func didReceiveBodyPart(_ data: Data, task: any TransportTask) -> TransportReadiness {
+    override func didReceiveBodyPart(_ data: Data, task: any TransportTask) {
         let (received, maximumSize) = dataState.withLockedValue { state -> (Int64, Int64) in
             if state.data == nil {
                 var buffer = Data(capacity: max(state.expectedLength, data.count))
@@ -77,10 +77,9 @@ public class DataRequest: Request, @unchecked Sendable {
         }
         if received > maximumSize {
             failTransfer(with: .dataLengthExceedsMaximum, task: task)
-            return .proceed
+            return
         }
         updateDownloadProgress(expected: nil, received: received)
-        return .proceed
     }
 
     /// Records a transport-level failure found by the sink and stops the exchange.

@@ -29,8 +29,6 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     struct StreamState {
         var delivery = StreamDelivery()
         var consumers: [Int: ChunkConsumer] = [:]
-        /// The exchange paused by `delivery`, resumed when the handlers catch up.
-        var pausedTask: (any TransportTask)?
         /// `.complete` events waiting for their handler's last chunk.
         var waitingCompletions: [Int: @Sendable () -> Void] = [:]
         var validators: [@Sendable () -> Void] = []
@@ -65,52 +63,48 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
 
     // MARK: Sink
 
-    override func didReceiveResponseHead(_ response: HTTPURLResponse, task: any TransportTask) -> TransportReadiness {
+    override func didReceiveResponseHead(_ response: HTTPURLResponse, task: any TransportTask) {
         let expected = response.expectedContentLength
         streamState.withLockedValue { state in
             state.receivedBytes = 0
             state.expectedBytes = expected
         }
         updateDownloadProgress(expected: expected, received: 0)
-        return askHTTPResponseHandler(response, task: task)
+        askHTTPResponseHandler(response, task: task)
     }
 
-    override func didReceiveBodyPart(_ data: Data, task: any TransportTask) -> TransportReadiness {
+    override func didReceiveBodyPart(_ data: Data, task: any TransportTask) {
         let (consumers, shouldPause, received) = streamState.withLockedValue { state in
             state.receivedBytes += Int64(data.count)
+            // Recorded in the same critical section as the decision, so that a handler catching
+            // up on another thread cannot reach the demand first.
             let shouldPause = state.delivery.partArrived(byteCount: data.count)
-            if shouldPause { state.pausedTask = task }
+            if shouldPause { readDemand.record(.streamConsumer, present: true) }
             let consumers = state.delivery.handlerIDs.compactMap { id in state.consumers[id].map { (id, $0) } }
             return (consumers, shouldPause, state.receivedBytes)
         }
+        if shouldPause { readDemand.settle() }
         updateDownloadProgress(expected: nil, received: received)
         let byteCount = data.count
         for (id, consume) in consumers {
             consume(data) { self.deliveryFinished(handler: id, byteCount: byteCount) }
         }
-        // A handler that catches up before the transport sees `.pause` leaves it a resume credit.
-        return shouldPause ? .pause : .proceed
     }
 
     private func deliveryFinished(handler id: Int, byteCount: Int) {
-        let (task, completion) = streamState.withLockedValue { state -> ((any TransportTask)?, (@Sendable () -> Void)?) in
+        let (resumeReading, completion) = streamState.withLockedValue { state -> (Bool, (@Sendable () -> Void)?) in
             let outcome = state.delivery.deliveryFinished(handler: id, byteCount: byteCount)
-            var task: (any TransportTask)?
-            if outcome.resumeReading {
-                task = state.pausedTask
-                state.pausedTask = nil
-            }
+            if outcome.resumeReading { readDemand.record(.streamConsumer, present: false) }
             let completion = outcome.sendCompletion ? state.waitingCompletions.removeValue(forKey: id) : nil
-            return (task, completion)
+            return (outcome.resumeReading, completion)
         }
-        task?.resumeReading()
+        if resumeReading { readDemand.settle() }
         completion?()
     }
 
     override func resetForRetry() {
+        // A pause for handlers still behind carries over to the next attempt's exchange.
         streamState.withLockedValue { state in
-            state.delivery.exchangeEnded()
-            state.pausedTask = nil
             state.receivedBytes = 0
             state.expectedBytes = -1
         }

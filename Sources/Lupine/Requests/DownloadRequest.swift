@@ -68,8 +68,8 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         var expectedTotal: Int64 = -1
         /// Bytes handed to the writer and not yet on disk.
         var unwrittenBytes = 0
-        /// The exchange paused because the writer lags behind.
-        var pausedTask: (any TransportTask)?
+        /// Reading is paused because the writer lags behind.
+        var isWriterBehind = false
         var writeFailed = false
         var shouldProduceResumeData = false
         var resumeData: Data?
@@ -198,7 +198,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         case fail(URLError.Code)
     }
 
-    override func didReceiveResponseHead(_ response: HTTPURLResponse, task: any TransportTask) -> TransportReadiness {
+    override func didReceiveResponseHead(_ response: HTTPURLResponse, task: any TransportTask) {
         let length = response.expectedContentLength
         let (previous, start) = downloadState.withLockedValue { state -> (DownloadFileWriter?, HeadOutcome) in
             let previous = state.writer
@@ -229,42 +229,47 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         case let .fail(code):
             failTransfer(with: code, task: task)
         }
-        return .proceed
     }
 
-    override func didReceiveBodyPart(_ data: Data, task: any TransportTask) -> TransportReadiness {
+    override func didReceiveBodyPart(_ data: Data, task: any TransportTask) {
         let count = data.count
         let (writer, received, shouldPause) = downloadState.withLockedValue { state in
             state.received += Int64(count)
             state.unwrittenBytes += count
-            let shouldPause = state.unwrittenBytes > Self.pauseAbove
-            if shouldPause { state.pausedTask = task }
+            // Recorded with the decision, so that the writer catching up cannot reach the demand first.
+            let shouldPause = !state.isWriterBehind && state.unwrittenBytes > Self.pauseAbove
+            if shouldPause {
+                state.isWriterBehind = true
+                readDemand.record(.diskWriter, present: true, ifTask: task)
+            }
             return (state.writer, state.received, shouldPause)
         }
-        guard let writer else { return .proceed }
+        if shouldPause { readDemand.settle() }
+        guard let writer else { return }
         writer.write(data) { [self] failure in
             if failure != nil {
                 downloadState.withLockedValue { $0.writeFailed = true }
                 failTransfer(with: .cannotWriteToFile, task: task)
                 return
             }
-            didWrite(count)
+            didWrite(count, by: writer, task: task)
         }
         updateDownloadProgress(expected: nil, received: received)
-        return shouldPause ? .pause : .proceed
     }
 
-    /// `count` bytes reached the disk: reading resumes once the writer has caught up, unless the
-    /// request is suspended (then `resume()` resumes it).
-    private func didWrite(_ count: Int) {
-        let paused = downloadState.withLockedValue { state -> (any TransportTask)? in
+    /// `count` bytes reached the disk: reading resumes once the writer has caught up (unless
+    /// another reason holds it, such as `suspend()`).
+    private func didWrite(_ count: Int, by writer: DownloadFileWriter, task: any TransportTask) {
+        let caughtUp = downloadState.withLockedValue { state -> Bool in
+            // A write of an attempt that ended counts no more (its counts were reset).
+            guard state.writer === writer else { return false }
             state.unwrittenBytes -= count
-            guard let task = state.pausedTask, state.unwrittenBytes < Self.resumeBelow else { return nil }
-            state.pausedTask = nil
-            return task
+            guard state.isWriterBehind, state.unwrittenBytes < Self.resumeBelow else { return false }
+            state.isWriterBehind = false
+            readDemand.record(.diskWriter, present: false, ifTask: task)
+            return true
         }
-        guard let paused else { return }
-        if !mutableState.withLockedValue({ $0.lifecycle.shouldPauseReading() }) { paused.resumeReading() }
+        if caughtUp { readDemand.settle() }
     }
 
     /// Records a failure found by the sink and stops the exchange.
@@ -285,7 +290,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         let writer = downloadState.withLockedValue { state in
             defer {
                 state.writer = nil
-                state.pausedTask = nil
+                state.isWriterBehind = false
                 state.unwrittenBytes = 0
             }
             return state.writer

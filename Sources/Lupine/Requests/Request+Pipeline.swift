@@ -133,6 +133,8 @@ extension Request {
             state.transportTask = task
             return state.lifecycle.state == .cancelled
         }
+        // Paused at once when a reason is in force (a hop that starts while suspended).
+        readDemand.attach(task)
         if cancelled { task.cancel() }
         replay?.start()
     }
@@ -158,7 +160,7 @@ extension Request {
     }
 
     /// A final (non-redirect) response head arrived.
-    func exchangeDidReceive(_ response: HTTPURLResponse, headerFields: [HTTPHeader], task: any TransportTask) -> TransportReadiness {
+    func exchangeDidReceive(_ response: HTTPURLResponse, headerFields: [HTTPHeader], task: any TransportTask) {
         mutableState.withLockedValue { state in
             // A transport may report events before `execute` returns: keep its handle for resume.
             if state.transportTask == nil { state.transportTask = task }
@@ -167,14 +169,11 @@ extension Request {
             state.firstByteTime = Date()
         }
         notify { $0.request(self, didReceiveResponse: response) }
-        let readiness = didReceiveResponseHead(response, task: task)
-        if case .pause = readiness { return .pause }
-        return mutableState.withLockedValue { $0.lifecycle.shouldPauseReading() } ? .pause : .proceed
+        didReceiveResponseHead(response, task: task)
     }
 
-    func exchangeDidReceive(bodyPart: Data, task: any TransportTask) -> TransportReadiness {
-        if case .pause = didReceiveBodyPart(bodyPart, task: task) { return .pause }
-        return mutableState.withLockedValue { $0.lifecycle.shouldPauseReading() } ? .pause : .proceed
+    func exchangeDidReceive(bodyPart: Data, task: any TransportTask) {
+        didReceiveBodyPart(bodyPart, task: task)
     }
 
     /// A redirect hop completed; the next hop starts (unless the request was cancelled meanwhile).

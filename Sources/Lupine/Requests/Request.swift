@@ -48,6 +48,9 @@ public class Request: @unchecked Sendable {
     /// Where handlers given the default queue run (the Session's queue on Linux).
     let defaultQueue: DispatchQueue
     let mutableState: NIOLockedValueBox<RequestMutableState>
+    /// Why the response of the exchange in flight is not read right now (suspended, a handler
+    /// deciding, a consumer behind): the one place that pauses and resumes the transport.
+    let readDemand = ReadDemand()
 
     init(id: UUID = UUID(),
          underlyingQueue: DispatchQueue,
@@ -188,9 +191,13 @@ public class Request: @unchecked Sendable {
     @discardableResult
     public func suspend() -> Self {
         let (accepted, exchangeIsRunning) = mutableState.withLockedValue { state in
-            (state.lifecycle.suspend(), state.lifecycle.activity == .transferring)
+            let accepted = state.lifecycle.suspend()
+            // With the state change, so that a racing resume cannot reach the demand first.
+            if accepted { readDemand.record(.suspended, present: true) }
+            return (accepted, state.lifecycle.activity == .transferring)
         }
         guard accepted else { return self }
+        readDemand.settle()
         notify { $0.requestDidSuspend(self) }
         attemptTaskDidFollowRequest(.suspend)
         if exchangeIsRunning { notify { $0.requestDidSuspendExchange(self) } }
@@ -201,22 +208,19 @@ public class Request: @unchecked Sendable {
     @discardableResult
     public func resume() -> Self {
         let setupIsLazy = (delegate as? Session)?.requestSetup != .eager
-        let (action, task, pending, exchangeIsRunning) = mutableState.withLockedValue { state in
-            (state.lifecycle.resume(setupIsLazy: setupIsLazy), state.transportTask, state.pendingURLRequest,
-             state.lifecycle.activity == .transferring)
+        let (action, pending, exchangeIsRunning) = mutableState.withLockedValue { state in
+            let action = state.lifecycle.resume(setupIsLazy: setupIsLazy)
+            if action != .ignore { readDemand.record(.suspended, present: false) }
+            return (action, state.pendingURLRequest, state.lifecycle.activity == .transferring)
         }
         guard case let .notify(then: next) = action else { return self }
+        readDemand.settle()
         notify { $0.requestDidResume(self) }
         attemptTaskDidFollowRequest(.resume)
         switch next {
         case .startSetup: delegate?.readyToPerform(request: self)
         case .startTransfer: if let pending { startExchange(pending) }
-        case .resumeReading:
-            notify { $0.requestDidResumeExchange(self) }
-            task?.resumeReading()
-        case .nothing:
-            // Suspended and resumed before the exchange paused its reading.
-            if exchangeIsRunning { notify { $0.requestDidResumeExchange(self) } }
+        case .nothing: if exchangeIsRunning { notify { $0.requestDidResumeExchange(self) } }
         }
         return self
     }
@@ -375,11 +379,11 @@ public class Request: @unchecked Sendable {
         return nil
     }
 
-    /// A final response head arrived; `.pause` holds the body until `task.resumeReading()`.
-    func didReceiveResponseHead(_ response: HTTPURLResponse, task: any TransportTask) -> TransportReadiness { .proceed }
+    /// A final response head arrived; a sink that needs time adds a reason to `readDemand`.
+    func didReceiveResponseHead(_ response: HTTPURLResponse, task: any TransportTask) {}
 
     /// A part of the response body arrived.
-    func didReceiveBodyPart(_ data: Data, task: any TransportTask) -> TransportReadiness { .proceed }
+    func didReceiveBodyPart(_ data: Data, task: any TransportTask) {}
 
     /// The attempt's exchange ended: `error` is the request's error so far, nil for a complete
     /// response. Runs on `underlyingQueue` before the validators and the retry decision; a sink
@@ -415,19 +419,19 @@ public class Request: @unchecked Sendable {
         mutableState.withLockedValue { $0.httpResponseHandler = (queue, handler) }
     }
 
-    /// Hands `response` to the `onHTTPResponse` handler, if any: the body waits (`.pause`) until it
-    /// answers `.allow`, and `.cancel` cancels the request.
-    func askHTTPResponseHandler(_ response: HTTPURLResponse, task: any TransportTask) -> TransportReadiness {
-        guard let handler = mutableState.withLockedValue({ $0.httpResponseHandler }) else { return .proceed }
+    /// Hands `response` to the `onHTTPResponse` handler, if any: the body waits until it answers
+    /// `.allow`, and `.cancel` cancels the request.
+    func askHTTPResponseHandler(_ response: HTTPURLResponse, task: any TransportTask) {
+        guard let handler = mutableState.withLockedValue({ $0.httpResponseHandler }) else { return }
+        readDemand.add(.responseHandler, ifTask: task)
         handler.queue.async {
             handler.handler(response) { disposition in
                 switch disposition {
-                case .allow: task.resumeReading()
+                case .allow: self.readDemand.remove(.responseHandler, ifTask: task)
                 case .cancel: self.cancel()
                 }
             }
         }
-        return .pause
     }
 
     // MARK: Events

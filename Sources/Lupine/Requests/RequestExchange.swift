@@ -54,7 +54,9 @@ final class RequestExchange: TransportEvents {
         request.exchangeDidSendRequest(urlRequest)
     }
 
-    func transportDidReceive(_ task: any TransportTask, head received: TransportResponseHead) -> TransportReadiness {
+    func transportDidReceive(_ task: any TransportTask, head received: TransportResponseHead) {
+        // Events may come before `execute` returns: the demand must know the hop's task first.
+        request.readDemand.attach(task)
         let now = Date()
         hop.withLockedValue { $0.responseTime = now }
         var head = received
@@ -67,7 +69,7 @@ final class RequestExchange: TransportEvents {
         }
         if let answered = request.requestAnsweringChallenge(of: head, to: urlRequest) {
             hop.withLockedValue { $0.challengeAnswer = answered }
-            return .proceed
+            return
         }
         let location = head.headerFields.first { $0.name.lupineEqualsIgnoringASCIICase("Location") }?.value
         var decision = RedirectRules.decision(for: urlRequest, statusCode: head.statusCode, location: location,
@@ -77,18 +79,17 @@ final class RequestExchange: TransportEvents {
         switch decision {
         case .refuse:
             hop.withLockedValue { $0.redirect = decision }
-            return .proceed
         case .notARedirect:
-            guard let response = makeResponse(head) else { return .proceed }
-            return request.exchangeDidReceive(response, headerFields: head.headerFields, task: task)
+            guard let response = makeResponse(head) else { return }
+            request.exchangeDidReceive(response, headerFields: head.headerFields, task: task)
         case let .follow(proposed):
             guard let handler = request.effectiveRedirectHandler, let response = makeResponse(head) else {
                 hop.withLockedValue { $0.redirect = decision }
-                return .proceed
+                return
             }
+            // The body waits for the handler's answer, which may come before this returns.
+            request.readDemand.add(.redirectHandler, ifTask: task)
             askRedirectHandler(handler, proposed: proposed, response: response, head: head, task: task)
-            // The handler answers through `resumeReading()`, possibly before this returns.
-            return .pause
         }
     }
 
@@ -102,7 +103,7 @@ final class RequestExchange: TransportEvents {
         guard let hopTask = request.attemptTaskFacade(showing: response) else {
             // Every hop belongs to an attempt; without one, follow as if there were no handler.
             hop.withLockedValue { $0.redirect = .follow(proposed) }
-            task.resumeReading()
+            request.readDemand.remove(.redirectHandler, ifTask: task)
             return
         }
         let answered = NIOLockedValueBox(false)
@@ -114,10 +115,10 @@ final class RequestExchange: TransportEvents {
             guard !alreadyAnswered else { return }
             if let chosen {
                 hop.withLockedValue { $0.redirect = .follow(chosen) }
-                task.resumeReading()
-            } else if case .proceed = request.exchangeDidReceive(response, headerFields: head.headerFields, task: task) {
-                task.resumeReading()
+            } else {
+                request.exchangeDidReceive(response, headerFields: head.headerFields, task: task)
             }
+            request.readDemand.remove(.redirectHandler, ifTask: task)
         }
     }
 
@@ -128,16 +129,17 @@ final class RequestExchange: TransportEvents {
                         headerFields: ResponseHeaderFields.dictionary(from: head.headerFields))
     }
 
-    func transportDidReceive(_ task: any TransportTask, bodyPart: Data) -> TransportReadiness {
+    func transportDidReceive(_ task: any TransportTask, bodyPart: Data) {
         let deliversBody = hop.withLockedValue { state -> Bool in
             guard case .notARedirect = state.redirect else { return false }
             return state.challengeAnswer == nil && state.revalidated == nil
         }
-        guard deliversBody else { return .proceed }
-        return request.exchangeDidReceive(bodyPart: bodyPart, task: task)
+        guard deliversBody else { return }
+        request.exchangeDidReceive(bodyPart: bodyPart, task: task)
     }
 
     func transportDidComplete(_ task: any TransportTask, error: URLError?) {
+        request.readDemand.detach(task)
         if error != nil, let protocolFailure = (task as? URLProtocolExchange)?.protocolFailure {
             // A URLProtocol's own error, as Alamofire reports it.
             request.didCompleteTransfer(error: protocolFailure)
@@ -177,7 +179,7 @@ final class RequestExchange: TransportEvents {
             request.didCompleteTransfer(error: .sessionTaskFailed(error: error))
         case .notARedirect:
             if let revalidated = hop.withLockedValue({ $0.revalidated }) {
-                if !revalidated.data.isEmpty { _ = request.exchangeDidReceive(bodyPart: revalidated.data, task: task) }
+                if !revalidated.data.isEmpty { request.exchangeDidReceive(bodyPart: revalidated.data, task: task) }
             } else if cacheAction != nil, !isReplay {
                 // Off the transport's thread (a disk cache writes a file), and queued before the
                 // completion so that the response is stored by the time handlers run.

@@ -26,22 +26,16 @@ struct RequestLifecycle {
 
     private(set) var state: Request.State = .initialized
     private(set) var activity: Activity = .idle
-    /// The consumer of the body refused further parts while suspended; resume must restart reading.
-    private(set) var isReadingPaused = false
 
     // MARK: User-driven transitions
 
     enum ResumeAction: Equatable { case ignore, notify(then: AfterResume) }
-    enum AfterResume: Equatable { case nothing, startSetup, startTransfer, resumeReading }
+    enum AfterResume: Equatable { case nothing, startSetup, startTransfer }
 
     /// `resume()`: allowed from `.initialized` and `.suspended`.
     mutating func resume(setupIsLazy: Bool) -> ResumeAction {
         guard state.canTransition(to: .resumed) else { return .ignore }
         state = .resumed
-        if isReadingPaused {
-            isReadingPaused = false
-            return .notify(then: .resumeReading)
-        }
         switch activity {
         case .idle where setupIsLazy:
             return .notify(then: .startSetup)
@@ -66,7 +60,6 @@ struct RequestLifecycle {
     mutating func cancel() -> CancelAction {
         guard state.canTransition(to: .cancelled) else { return .ignore }
         state = .cancelled
-        isReadingPaused = false
         switch activity {
         case .transferring: return .cancelTransfer
         case .idle, .preparing, .readyToTransfer, .deciding, .waitingToRetry: return .finish
@@ -98,17 +91,9 @@ struct RequestLifecycle {
         return .start
     }
 
-    /// A response part arrived: whether the consumer pauses reading because the request is suspended.
-    mutating func shouldPauseReading() -> Bool {
-        guard state == .suspended else { return false }
-        isReadingPaused = true
-        return true
-    }
-
     /// The exchange (all of its redirect hops) ended.
     mutating func transferCompleted() {
         if activity == .transferring || activity == .preparing { activity = .deciding }
-        isReadingPaused = false
     }
 
     /// A retry was decided; false when the request was cancelled meanwhile (it then finishes).

@@ -25,7 +25,7 @@ struct StreamDelivery {
     private var pending: [Int: Pending] = [:]
     private(set) var pendingBytes = 0
     private(set) var pendingDeliveries = 0
-    /// The transport was told to pause and has not been told to resume.
+    /// The handlers are behind: reading is paused for them until they catch up.
     private(set) var isReadingPaused = false
 
     /// Registers a handler; parts arriving from now on are delivered to it.
@@ -84,10 +84,5 @@ struct StreamDelivery {
         handler.completionIsWaiting = true
         pending[id] = handler
         return false
-    }
-
-    /// A new exchange starts (a retry): a pause belonged to the exchange that ended.
-    mutating func exchangeEnded() {
-        isReadingPaused = false
     }
 }

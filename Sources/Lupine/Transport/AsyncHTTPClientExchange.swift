@@ -11,7 +11,7 @@ import NIOPosix
 
 /// One exchange on AsyncHTTPClient: its response delegate, and the `TransportTask` handed to Session.
 ///
-/// It converts the delegate's callbacks into `TransportEvents`, turns `.pause` answers into an
+/// It converts the delegate's callbacks into `TransportEvents`, turns a paused read demand into an
 /// unfulfilled future (which stops AsyncHTTPClient from reading the socket), and enforces the idle
 /// timeout, which AsyncHTTPClient only offers client-wide.
 final class AsyncHTTPClientExchange: HTTPClientResponseDelegate, TransportTask {
@@ -19,9 +19,10 @@ final class AsyncHTTPClientExchange: HTTPClientResponseDelegate, TransportTask {
 
     private struct State {
         var task: HTTPClient.Task<Void>?
+        /// The consumer asked to pause reading and has not resumed.
+        var isPaused = false
+        /// The future handed to AsyncHTTPClient while paused; fulfilled on resume.
         var pausedRead: EventLoopPromise<Void>?
-        /// `resumeReading()` came before the `.pause` it answers.
-        var resumeCredit = false
         var cancellationCode: URLError.Code?
         var lastActivity = NIODeadline.now()
         var isCompleted = false
@@ -120,11 +121,17 @@ final class AsyncHTTPClientExchange: HTTPClientResponseDelegate, TransportTask {
         pausedRead?.succeed()
     }
 
+    /// Takes effect when the current delegate callback returns, or at the next one: AsyncHTTPClient
+    /// is held by the future that callback returns.
+    func pauseReading() {
+        mutableState.withLockedValue { $0.isPaused = true }
+    }
+
     func resumeReading() {
         let pausedRead = mutableState.withLockedValue { state in
             defer { state.pausedRead = nil }
+            state.isPaused = false
             state.lastActivity = .now()
-            if state.pausedRead == nil { state.resumeCredit = true }
             return state.pausedRead
         }
         pausedRead?.succeed()
@@ -146,7 +153,7 @@ final class AsyncHTTPClientExchange: HTTPClientResponseDelegate, TransportTask {
         let next: NIODeadline? = mutableState.withLockedValue { state in
             if state.isCompleted { return nil }
             // A body paused by its consumer is not a quiet server: the clock restarts on resume.
-            if state.pausedRead != nil { return now + idleTimeout }
+            if state.isPaused { return now + idleTimeout }
             let due = state.lastActivity + idleTimeout
             return due > now ? due : nil
         }
@@ -184,7 +191,8 @@ final class AsyncHTTPClientExchange: HTTPClientResponseDelegate, TransportTask {
             httpVersion: "HTTP/\(head.version.major).\(head.version.minor)",
             headerFields: head.headers.map { HTTPHeader(name: $0.name, value: $0.value) }
         )
-        return readinessFuture(events.transportDidReceive(self, head: responseHead), on: task.eventLoop)
+        events.transportDidReceive(self, head: responseHead)
+        return readFuture(on: task.eventLoop)
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
@@ -192,25 +200,25 @@ final class AsyncHTTPClientExchange: HTTPClientResponseDelegate, TransportTask {
         // The Data shares the buffer's storage (kept alive by the Data) instead of copying it: the
         // consumer copies it once more into its own buffer or file at most.
         let bodyPart = buffer.getData(at: buffer.readerIndex, length: buffer.readableBytes, byteTransferStrategy: .noCopy) ?? Data()
-        let readiness = events.transportDidReceive(self, bodyPart: bodyPart)
-        return readinessFuture(readiness, on: task.eventLoop)
+        events.transportDidReceive(self, bodyPart: bodyPart)
+        return readFuture(on: task.eventLoop)
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {}
 
-    private func readinessFuture(_ readiness: TransportReadiness, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
-        guard case .pause = readiness else { return eventLoop.makeSucceededVoidFuture() }
+    /// What AsyncHTTPClient waits for before it reads on: nothing, or the resume of a pause.
+    private func readFuture(on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+        let isPaused = mutableState.withLockedValue { state in
+            state.isPaused && !state.isCompleted && state.cancellationCode == nil
+        }
+        guard isPaused else { return eventLoop.makeSucceededVoidFuture() }
         let promise = eventLoop.makePromise(of: Void.self)
-        let alreadyDone = mutableState.withLockedValue { state -> Bool in
-            if state.isCompleted || state.cancellationCode != nil { return true }
-            if state.resumeCredit {
-                state.resumeCredit = false
-                return true
-            }
+        let resumedMeanwhile = mutableState.withLockedValue { state -> Bool in
+            guard state.isPaused, !state.isCompleted, state.cancellationCode == nil else { return true }
             state.pausedRead = promise
             return false
         }
-        if alreadyDone { promise.succeed() }
+        if resumedMeanwhile { promise.succeed() }
         return promise.futureResult
     }
 

@@ -30,7 +30,6 @@ final class TLSConnectionHandler: ChannelDuplexHandler {
     private var skippingInformational = false
     private var requestFullySent = false
     private var isPaused = false
-    private var resumeCredit = 0
     private var heldRead = false
     private var buffered: CircularBuffer<HTTPClientResponsePart> = []
     private var bytesSent: Int64 = 0
@@ -102,7 +101,8 @@ final class TLSConnectionHandler: ChannelDuplexHandler {
         }
         current = exchange
         (responseHead, skippingInformational, requestFullySent, bytesSent) = (nil, false, false, 0)
-        (isPaused, resumeCredit, heldRead) = (false, 0, false)
+        // A pause asked for before the exchange reached its connection holds from the start.
+        (isPaused, heldRead) = (exchange.wantsPause, false)
         buffered.removeAll()
         lastActivity = .now()
         let request = exchange.request
@@ -199,9 +199,9 @@ final class TLSConnectionHandler: ChannelDuplexHandler {
             let transportHead = TransportResponseHead(statusCode: Int(head.status.code),
                                                       httpVersion: "HTTP/\(head.version.major).\(head.version.minor)",
                                                       headerFields: head.headers.map { HTTPHeader(name: $0.name, value: $0.value) })
-            apply(exchange.events.transportDidReceive(exchange, head: transportHead))
+            exchange.events.transportDidReceive(exchange, head: transportHead)
         case let .body(buffer):
-            apply(exchange.events.transportDidReceive(exchange, bodyPart: Data(buffer.readableBytesView)))
+            exchange.events.transportDidReceive(exchange, bodyPart: Data(buffer.readableBytesView))
         case .end:
             if skippingInformational {
                 skippingInformational = false
@@ -211,22 +211,15 @@ final class TLSConnectionHandler: ChannelDuplexHandler {
         }
     }
 
-    private func apply(_ readiness: TransportReadiness) {
-        guard case .pause = readiness else { return }
-        if resumeCredit > 0 {
-            resumeCredit -= 1
-        } else {
-            isPaused = true
-        }
-    }
-
-    /// The consumer answered a `.pause`.
-    func resume(_ exchange: TLSExchange) {
+    /// The consumer paused or resumed reading: this follows what it asks for now (so that calls
+    /// reaching the loop by different routes cannot leave the wrong state behind).
+    func applyReadDemand(_ exchange: TLSExchange) {
         guard current === exchange else { return }
-        guard isPaused else {
-            resumeCredit += 1
+        if exchange.wantsPause {
+            isPaused = true
             return
         }
+        guard isPaused else { return }
         isPaused = false
         lastActivity = .now()
         while !isPaused, current === exchange, let part = buffered.popFirst() {

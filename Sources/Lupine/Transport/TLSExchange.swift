@@ -7,13 +7,15 @@ import NIOCore
 
 /// One exchange on Lupine's own TLS connections (see `TLSConnectionPool`): the `TransportTask`
 /// handed to Session. Its work runs in the connection's `TLSConnectionHandler`; this object only
-/// hops cancel and resume calls onto the connection's event loop and guarantees exactly one
+/// hops cancel, pause and resume calls onto the connection's event loop and guarantees exactly one
 /// `transportDidComplete`.
 final class TLSExchange: TransportTask {
     private struct State {
         var connection: TLSConnection?
         var isCancelled = false
         var isCompleted = false
+        /// What the consumer asks for now; the handler follows it.
+        var wantsPause = false
     }
 
     let request: TransportRequest
@@ -46,10 +48,32 @@ final class TLSExchange: TransportTask {
         connection.eventLoop.execute { connection.handler.value.fail(self, with: self.failure(.cancelled)) }
     }
 
+    /// Whether the consumer wants reading paused now.
+    var wantsPause: Bool { state.withLockedValue { $0.wantsPause } }
+
+    func pauseReading() {
+        let connection = state.withLockedValue { state -> TLSConnection? in
+            state.wantsPause = true
+            return state.connection
+        }
+        // Not on a connection yet: `TLSConnectionHandler.start` reads `wantsPause`.
+        guard let connection else { return }
+        // From an event callback (on the loop) at once, so that the next event is held back.
+        if connection.eventLoop.inEventLoop {
+            connection.handler.value.applyReadDemand(self)
+        } else {
+            connection.eventLoop.execute { connection.handler.value.applyReadDemand(self) }
+        }
+    }
+
     func resumeReading() {
-        guard let connection = state.withLockedValue({ $0.connection }) else { return }
-        // Always hopped: a resume that answers a `.pause` returned on the event loop runs after it.
-        connection.eventLoop.execute { connection.handler.value.resume(self) }
+        let connection = state.withLockedValue { state -> TLSConnection? in
+            state.wantsPause = false
+            return state.connection
+        }
+        guard let connection else { return }
+        // Always hopped: held parts are delivered from the loop, never from inside the caller.
+        connection.eventLoop.execute { connection.handler.value.applyReadDemand(self) }
     }
 
     /// Reports the end of the exchange, once; later calls do nothing.

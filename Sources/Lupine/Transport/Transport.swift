@@ -13,7 +13,7 @@ public protocol Transport: Sendable {
     /// Starts one exchange and reports its progress to `events`.
     ///
     /// Every call must end in exactly one `transportDidComplete` on `events`, also after `cancel()`.
-    /// - Returns: the handle used to cancel the exchange or to resume reading a paused body.
+    /// - Returns: the handle used to cancel the exchange and to pause and resume reading its response.
     func execute(_ request: TransportRequest, events: any TransportEvents) -> any TransportTask
 
     /// Stops accepting work and releases connections. Exchanges still running fail with
@@ -22,38 +22,38 @@ public protocol Transport: Sendable {
 }
 
 /// The handle of one running exchange.
+///
+/// Read demand: the consumer calls `pauseReading()` and `resumeReading()` strictly alternating,
+/// starting with `pauseReading()`, so each pause is answered by exactly one resume; the transport
+/// keeps a paused flag, no credit counters. Both may be called from any thread.
+/// - A pause called from inside an event callback of this exchange takes effect before the next
+///   event is delivered. Called from another thread it takes effect as soon as the transport's
+///   thread sees it: events decoded from bytes already read may still arrive (at most one socket
+///   read's worth).
+/// - While paused the transport reads nothing more from the socket, so backpressure reaches the
+///   peer. The idle timeout does not run while paused (the pause is the client's choice, not the
+///   server's silence); the resource deadline does.
 public protocol TransportTask: AnyObject, Sendable {
-    /// Cancels the exchange; `transportDidComplete` follows with `URLError(.cancelled)`.
+    /// Cancels the exchange, paused or not; `transportDidComplete` follows with `URLError(.cancelled)`.
     func cancel()
-    /// Lets the transport deliver the next response head or body part after an event handler
-    /// answered `.pause`.
-    ///
-    /// A consumer may call it before its `.pause` answer has reached the transport (the decision is
-    /// often made on another queue): the transport must then not pause at all. One call answers
-    /// one `.pause`.
+    /// Stops delivering response events and reading the socket until `resumeReading()`.
+    func pauseReading()
+    /// Answers the last `pauseReading()`: delivery and reading go on.
     func resumeReading()
 }
 
-/// What the consumer of an exchange answers after a head or a body part: go on reading, or wait
-/// until `TransportTask.resumeReading()` (backpressure reaches the socket while paused).
-public enum TransportReadiness: Sendable {
-    /// Deliver the next part as soon as it arrives.
-    case proceed
-    /// Deliver nothing more until `resumeReading()`.
-    case pause
-}
-
-/// Receives the events of one exchange, in this order: sent bytes (zero or more), the response head,
-/// body parts, then completion. Calls for one exchange never overlap.
+/// Receives the events of one exchange, in this order: sent bytes (zero or more), request sent,
+/// the response head, body parts, then completion. Calls for one exchange never overlap, and
+/// every `execute` ends in exactly one `transportDidComplete`.
 public protocol TransportEvents: AnyObject, Sendable {
     /// Body bytes written so far.
     func transportDidSendBodyBytes(_ task: any TransportTask, totalBytesSent: Int64, totalBytesExpectedToSend: Int64?)
     /// The whole request, head and body, has been written.
     func transportDidSendRequest(_ task: any TransportTask)
     /// The response head arrived.
-    func transportDidReceive(_ task: any TransportTask, head: TransportResponseHead) -> TransportReadiness
+    func transportDidReceive(_ task: any TransportTask, head: TransportResponseHead)
     /// A part of the (decoded) response body arrived.
-    func transportDidReceive(_ task: any TransportTask, bodyPart: Data) -> TransportReadiness
+    func transportDidReceive(_ task: any TransportTask, bodyPart: Data)
     /// The exchange ended: `error` is nil after the whole body arrived.
     func transportDidComplete(_ task: any TransportTask, error: URLError?)
 }

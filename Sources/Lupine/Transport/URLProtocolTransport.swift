@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import NIOConcurrencyHelpers
 
 /// Answers exchanges with a `URLProtocol` class instead of the network: how Alamofire users stub
 /// the network in their tests (`configuration.protocolClasses`, `URLProtocol.registerClass`).
@@ -64,15 +65,15 @@ final class URLProtocolExchange: NSObject, URLProtocolClient, TransportTask, @un
     // Touched only on `queue`.
     private var urlProtocol: URLProtocol?
     private var steps: [Step] = []
-    private var isPaused = false
-    /// `resumeReading()` calls that arrived before the `.pause` they answer was recorded.
-    private var earlyResumes = 0
     private var sawResponse = false
     private var isDone = false
     /// Set once a redirect, a failure or a finish was reported: later callbacks are ignored.
     private var protocolIsDone = false
     private var idleTimer: DispatchWorkItem?
     private var deadlineTimer: DispatchWorkItem?
+    /// What the consumer asks for now (set from any thread, read before each step).
+    private let wantsPause = NIOLockedValueBox(false)
+    private var isPaused: Bool { wantsPause.withLockedValue { $0 } }
 
     /// The request the protocol redirected to, read by the consumer when the redirect's head
     /// arrives (on this exchange's queue).
@@ -127,16 +128,18 @@ final class URLProtocolExchange: NSObject, URLProtocolClient, TransportTask, @un
         onQueue { self.complete(URLError(.cancelled)) }
     }
 
+    func pauseReading() {
+        wantsPause.withLockedValue { $0 = true }
+        // Paused by the consumer: its choice, not the protocol's silence.
+        onQueue { self.idleTimer?.cancel() }
+    }
+
     func resumeReading() {
-        onQueue {
+        wantsPause.withLockedValue { $0 = false }
+        queue.async {
             guard !self.isDone else { return }
-            if self.isPaused {
-                self.isPaused = false
-                self.armIdleTimer()
-                self.drain()
-            } else {
-                self.earlyResumes += 1
-            }
+            self.armIdleTimer()
+            self.drain()
         }
     }
 
@@ -197,17 +200,16 @@ final class URLProtocolExchange: NSObject, URLProtocolClient, TransportTask, @un
     private func drain() {
         while !isPaused, !isDone, !steps.isEmpty {
             let step = steps.removeFirst()
-            let readiness: TransportReadiness
             switch step {
             case let .head(head):
                 sawResponse = true
-                readiness = events.transportDidReceive(self, head: head)
+                events.transportDidReceive(self, head: head)
             case let .data(data):
                 guard sawResponse else {
                     complete(Self.failure(.badServerResponse, "The URLProtocol sent data before a response."))
                     return
                 }
-                readiness = events.transportDidReceive(self, bodyPart: data)
+                events.transportDidReceive(self, bodyPart: data)
             case .finish:
                 guard sawResponse else {
                     complete(Self.failure(.badServerResponse, "The URLProtocol finished loading without a response."))
@@ -218,15 +220,6 @@ final class URLProtocolExchange: NSObject, URLProtocolClient, TransportTask, @un
             case let .fail(error):
                 complete(error)
                 return
-            }
-            if case .pause = readiness {
-                if earlyResumes > 0 {
-                    earlyResumes -= 1
-                } else {
-                    isPaused = true
-                    // Paused by the consumer: its choice, not the protocol's silence.
-                    idleTimer?.cancel()
-                }
             }
         }
     }

@@ -40,6 +40,8 @@ final class WebSocketConnection: TransportTask {
         var failure: URLError?
         var isComplete = false
         var isSwitchingProtocols = false
+        /// What the exchange's consumer asks for now; the handshake handler follows it.
+        var wantsPause = false
     }
 
     let request: TransportRequest
@@ -153,7 +155,7 @@ final class WebSocketConnection: TransportTask {
             state.handshakeHandler = nil
             state.frameHandler = boundFrameHandler
         }
-        _ = events.transportDidReceive(self, head: Self.transportHead(head))
+        events.transportDidReceive(self, head: Self.transportHead(head))
         delegate.connectionDidOpen(self, protocol: head.headers.first(name: "Sec-WebSocket-Protocol"))
         if !channel.isActive {
             // The connection ended during the upgrade: the frames that came with the 101 are
@@ -171,13 +173,16 @@ final class WebSocketConnection: TransportTask {
         events.transportDidSendRequest(self)
     }
 
-    func didReceive(head: HTTPResponseHead) -> TransportReadiness {
+    func didReceive(head: HTTPResponseHead) {
         events.transportDidReceive(self, head: Self.transportHead(head))
     }
 
-    func didReceive(bodyPart: ByteBuffer) -> TransportReadiness {
+    func didReceive(bodyPart: ByteBuffer) {
         events.transportDidReceive(self, bodyPart: Data(bodyPart.readableBytesView))
     }
+
+    /// Whether the exchange's consumer wants reading paused now.
+    var wantsPause: Bool { state.withLockedValue { $0.wantsPause } }
 
     func didReceive(message: URLSessionWebSocketTask.Message) {
         delegate.connection(self, didReceive: message)
@@ -247,9 +252,28 @@ final class WebSocketConnection: TransportTask {
         }
     }
 
+    func pauseReading() {
+        let handshake = state.withLockedValue { state in
+            state.wantsPause = true
+            return state.handshakeHandler
+        }
+        guard let handshake else { return }
+        // From an event callback (on the loop) at once, so that the next part is held back.
+        if eventLoop.inEventLoop {
+            handshake.value.applyReadDemand()
+        } else {
+            eventLoop.execute { handshake.value.applyReadDemand() }
+        }
+    }
+
     func resumeReading() {
-        guard let handshake = state.withLockedValue({ $0.handshakeHandler }) else { return }
-        eventLoop.execute { handshake.value.resumeReading() }
+        let handshake = state.withLockedValue { state in
+            state.wantsPause = false
+            return state.handshakeHandler
+        }
+        guard let handshake else { return }
+        // Always hopped: held parts are delivered from the loop, never from inside the caller.
+        eventLoop.execute { handshake.value.applyReadDemand() }
     }
 
     /// Sends `message`; `completion` runs on the event loop.

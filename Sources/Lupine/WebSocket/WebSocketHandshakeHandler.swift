@@ -6,7 +6,7 @@ import NIOCore
 import NIOHTTP1
 
 /// Sends the opening request of a WebSocket connection, and reports a response that refuses the
-/// upgrade (any status but 101) to the exchange like any HTTP response, honouring `.pause`.
+/// upgrade (any status but 101) to the exchange like any HTTP response, honouring its read demand.
 ///
 /// `NIOHTTPClientUpgradeHandler`, in front of it, adds the upgrade header fields and handles a
 /// 101 itself: this handler is then removed and never sees it.
@@ -23,8 +23,6 @@ final class WebSocketHandshakeHandler: ChannelInboundHandler, RemovableChannelHa
     /// Response parts held while the exchange's consumer has paused reading.
     private var heldParts: [HTTPClientResponsePart] = []
     private var isPaused = false
-    /// `resumeReading()` calls that arrived before the `.pause` they answer.
-    private var resumeCredits = 0
     /// The connection ended while a 101 was being handled.
     private var endedDuringUpgrade = false
 
@@ -74,11 +72,11 @@ final class WebSocketHandshakeHandler: ChannelInboundHandler, RemovableChannelHa
                 connection.record(connection.failure(.badServerResponse,
                                                      "The server's WebSocket handshake response is not valid."))
             }
-            if connection.didReceive(head: responseHead) == .pause { pause() }
+            connection.didReceive(head: responseHead)
             // The upgrade was refused after the connection ended: nothing more will come.
             if endedDuringUpgrade { connection.complete(error: connection.failure(.networkConnectionLost)) }
         case let .body(buffer):
-            if connection.didReceive(bodyPart: buffer) == .pause { pause() }
+            connection.didReceive(bodyPart: buffer)
         case .end:
             // A refused upgrade ends the exchange; the connection is not reused.
             connection.complete(error: nil)
@@ -86,20 +84,14 @@ final class WebSocketHandshakeHandler: ChannelInboundHandler, RemovableChannelHa
         }
     }
 
-    private func pause() {
-        if resumeCredits > 0 {
-            resumeCredits -= 1
-        } else {
+    /// The consumer paused or resumed reading: this follows what it asks for now. On resume,
+    /// delivery continues with the parts held meanwhile.
+    func applyReadDemand() {
+        if connection.wantsPause {
             isPaused = true
-        }
-    }
-
-    /// The consumer answered a `.pause`: delivery continues with the parts held meanwhile.
-    func resumeReading() {
-        guard isPaused, let context = storedContext else {
-            resumeCredits += 1
             return
         }
+        guard isPaused, let context = storedContext else { return }
         isPaused = false
         while !isPaused, !heldParts.isEmpty {
             deliver(heldParts.removeFirst(), context: context)

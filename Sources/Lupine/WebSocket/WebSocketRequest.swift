@@ -112,11 +112,10 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
         return connection
     }
 
-    override func didReceiveResponseHead(_ response: HTTPURLResponse, task: any TransportTask) -> TransportReadiness {
+    override func didReceiveResponseHead(_ response: HTTPURLResponse, task: any TransportTask) {
         if response.statusCode != 101 {
             error = .responseValidationFailed(reason: .unacceptableStatusCode(code: response.statusCode))
         }
-        return .proceed
     }
 
     override func resetForRetry() {

@@ -31,6 +31,22 @@ func waitUntil(timeout: TimeInterval = 5, _ condition: @Sendable () -> Bool) asy
     return condition()
 }
 
+/// Waits until `value` has held still for `stillFor` seconds (sampled every 100 ms), for at most
+/// `timeout` seconds, and returns it. For "nothing more arrives" checks: a pause asked for from
+/// another thread lets what one socket read decoded still land, late on a loaded machine.
+func valueOnceStill(stillFor: TimeInterval = 0.5, timeout: TimeInterval = 10, _ value: @Sendable () -> Int64) async -> Int64 {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    var last = value()
+    var stillSince = Date()
+    while Date() < deadline, Date().timeIntervalSince(stillSince) < stillFor {
+        try? await Task.sleep(nanoseconds: 100_000_000)
+        let now = value()
+        if now != last { stillSince = Date() }
+        last = now
+    }
+    return last
+}
+
 extension Array {
     /// Collects an async sequence.
     init<S: AsyncSequence>(_ sequence: S) async where S.Element == Element {

@@ -1,0 +1,162 @@
+import Foundation
+@testable import Lupine
+import NIOConcurrencyHelpers
+import Testing
+
+/// A task that records the read-demand calls it gets, in order; `onResume` runs inside
+/// `resumeReading()` as a transport that delivers held events from it would.
+private final class RecordingTask: TransportTask {
+    enum Call: Equatable { case pause, resume }
+    let calls = NIOLockedValueBox<[Call]>([])
+    let onResume = NIOLockedValueBox<(@Sendable () -> Void)?>(nil)
+
+    func cancel() {}
+    func pauseReading() { calls.withLockedValue { $0.append(.pause) } }
+    func resumeReading() {
+        calls.withLockedValue { $0.append(.resume) }
+        onResume.withLockedValue { $0 }?()
+    }
+
+    var recorded: [Call] { calls.withLockedValue { $0 } }
+}
+
+/// The one owner of a request's read demand: a set of pause reasons, one pause when it fills and
+/// one resume when it empties, whatever the threads.
+@Suite struct ReadDemandTests {
+    @Test func pausesOnTheFirstReasonAndResumesOnlyWhenNoneIsLeft() {
+        let demand = ReadDemand()
+        let task = RecordingTask()
+        demand.attach(task)
+        #expect(task.recorded.isEmpty)
+        demand.add(.suspended)
+        demand.add(.streamConsumer)
+        #expect(task.recorded == [.pause])
+        demand.remove(.streamConsumer)
+        #expect(task.recorded == [.pause])
+        demand.remove(.suspended)
+        #expect(task.recorded == [.pause, .resume])
+        // Removing a reason that is not there calls nothing.
+        demand.remove(.diskWriter)
+        #expect(task.recorded == [.pause, .resume])
+    }
+
+    @Test func aTaskAttachedWhileAReasonHoldsIsPausedAtOnce() {
+        let demand = ReadDemand()
+        demand.add(.suspended)
+        let task = RecordingTask()
+        demand.attach(task)
+        demand.attach(task)
+        #expect(task.recorded == [.pause])
+    }
+
+    @Test func theReasonsOfAHopEndWithItAndTheRequestsCarryOver() {
+        let demand = ReadDemand()
+        let first = RecordingTask()
+        demand.attach(first)
+        demand.add([.suspended, .responseHandler, .redirectHandler, .diskWriter, .streamConsumer])
+        demand.detach(first)
+        #expect(demand.reasons == [.suspended, .streamConsumer])
+        #expect(first.recorded == [.pause])
+        let second = RecordingTask()
+        demand.attach(second)
+        #expect(second.recorded == [.pause])
+        demand.remove([.suspended, .streamConsumer])
+        #expect(second.recorded == [.pause, .resume])
+        // The ended task is told nothing more.
+        #expect(first.recorded == [.pause])
+    }
+
+    @Test func aLateAnswerForAnEarlierHopChangesNothing() {
+        let demand = ReadDemand()
+        let first = RecordingTask()
+        demand.attach(first)
+        demand.add(.responseHandler, ifTask: first)
+        demand.detach(first)
+        let second = RecordingTask()
+        demand.attach(second)
+        demand.add(.responseHandler, ifTask: second)
+        demand.remove(.responseHandler, ifTask: first)
+        #expect(demand.reasons == [.responseHandler])
+        #expect(second.recorded == [.pause])
+        demand.add(.redirectHandler, ifTask: first)
+        #expect(demand.reasons == [.responseHandler])
+    }
+
+    /// A transport that delivers held events from inside `resumeReading()`: a pause asked for by
+    /// such an event reaches the transport before `resumeReading()` returns.
+    @Test func aPauseFromInsideResumeIsAppliedAtOnce() {
+        let demand = ReadDemand()
+        let task = RecordingTask()
+        demand.attach(task)
+        demand.add(.streamConsumer)
+        let seenInside = NIOLockedValueBox<[RecordingTask.Call]>([])
+        task.onResume.withLockedValue { onResume in
+            onResume = { [task] in
+                task.onResume.withLockedValue { $0 = nil }
+                demand.add(.streamConsumer)
+                seenInside.withLockedValue { $0 = task.recorded }
+            }
+        }
+        demand.remove(.streamConsumer)
+        #expect(seenInside.withLockedValue { $0 } == [.pause, .resume, .pause])
+        #expect(task.recorded == [.pause, .resume, .pause])
+    }
+
+    /// Many threads adding and removing reasons: the calls alternate, start with a pause, and end
+    /// where the set ends.
+    @Test func callsAlternateWhateverTheThreads() async {
+        let demand = ReadDemand()
+        let task = RecordingTask()
+        demand.attach(task)
+        let reasons: [ReadPauseReason] = [.suspended, .responseHandler, .redirectHandler, .streamConsumer, .diskWriter]
+        await withTaskGroup(of: Void.self) { group in
+            for reason in reasons {
+                group.addTask {
+                    for _ in 0..<200 {
+                        demand.add(reason)
+                        demand.remove(reason)
+                    }
+                }
+            }
+        }
+        let calls = task.recorded
+        #expect(calls.first == .pause)
+        let alternates = zip(calls, calls.dropFirst()).allSatisfy { $0 != $1 }
+        #expect(alternates)
+        #expect(calls.last == .resume)
+        #expect(demand.reasons.isEmpty)
+    }
+
+    @Test func theStateAloneAnswersWhichCallComesNext() {
+        var state = ReadDemandState()
+        let task = RecordingTask()
+        let attached = state.attach(task)
+        let attachedAgain = state.attach(task)
+        #expect(attached && !attachedAgain)
+        let first = state.enter(thread: 1)
+        let other = state.enter(thread: 2)
+        let nested = state.enter(thread: 1)
+        #expect(first == .outermost && other == nil && nested == .nested)
+        let nothing = state.nextStep(leaving: true)
+        #expect(nothing == nil && state.applier == nil)
+        state.add(.suspended)
+        let second = state.enter(thread: 2)
+        #expect(second == .outermost)
+        let pause = state.nextStep(leaving: true)
+        #expect(Self.describe(pause) == "pause" && state.isTaskPaused)
+        let inLine = state.nextStep(leaving: true)
+        #expect(inLine == nil)
+        state.remove(.suspended)
+        _ = state.enter(thread: 1)
+        let resume = state.nextStep(leaving: true)
+        #expect(Self.describe(resume) == "resume" && !state.isTaskPaused)
+    }
+
+    private static func describe(_ step: ReadDemandState.Step?) -> String {
+        switch step {
+        case .pause?: "pause"
+        case .resume?: "resume"
+        case nil: "none"
+        }
+    }
+}
