@@ -88,6 +88,16 @@ let package = Package(
             ],
             resources: [.copy("Resources/TLS")]
         ),
+        // Runs the built `lupine` executable as a subprocess; depending on its target makes
+        // `swift test` build it.
+        .testTarget(
+            name: "LupineCLITests",
+            dependencies: [
+                "LupineCLI",
+                "Lupine",
+                "LupineTestServer",
+            ]
+        ),
         // Integrations with other server-side packages, each in a small target of its own so that
         // the core library does not carry their dependencies.
         .target(

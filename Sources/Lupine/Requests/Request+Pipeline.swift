@@ -160,12 +160,13 @@ extension Request {
     }
 
     /// A final (non-redirect) response head arrived.
-    func exchangeDidReceive(_ response: HTTPURLResponse, headerFields: [HTTPHeader], task: any TransportTask) {
+    func exchangeDidReceive(_ response: HTTPURLResponse, head: TransportResponseHead, task: any TransportTask) {
         mutableState.withLockedValue { state in
             // A transport may report events before `execute` returns: keep its handle for resume.
             if state.transportTask == nil { state.transportTask = task }
             state.response = response
-            state.responseHeaderFields = headerFields
+            state.responseHeaderFields = head.headerFields
+            state.responseHTTPVersion = head.httpVersion
             state.firstByteTime = Date()
         }
         notify { $0.request(self, didReceiveResponse: response) }

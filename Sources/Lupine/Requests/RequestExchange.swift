@@ -81,7 +81,7 @@ final class RequestExchange: TransportEvents {
             hop.withLockedValue { $0.redirect = decision }
         case .notARedirect:
             guard let response = makeResponse(head) else { return }
-            request.exchangeDidReceive(response, headerFields: head.headerFields, task: task)
+            request.exchangeDidReceive(response, head: head, task: task)
         case let .follow(proposed):
             guard let handler = request.effectiveRedirectHandler, let response = makeResponse(head) else {
                 hop.withLockedValue { $0.redirect = decision }
@@ -116,7 +116,7 @@ final class RequestExchange: TransportEvents {
             if let chosen {
                 hop.withLockedValue { $0.redirect = .follow(chosen) }
             } else {
-                request.exchangeDidReceive(response, headerFields: head.headerFields, task: task)
+                request.exchangeDidReceive(response, head: head, task: task)
             }
             request.readDemand.remove(.redirectHandler, ifTask: task)
         }
