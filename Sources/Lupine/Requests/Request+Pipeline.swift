@@ -81,14 +81,18 @@ extension Request {
             return state.attemptDeadline
         }
         let cacheAction = usesHTTPCache ? session.cacheAction(for: sentRequest) : nil
+        // A URLProtocol class of the Session may answer in place of the network (any scheme it
+        // accepts, and no TLS: no trust evaluation).
+        let urlProtocolClass = session.urlProtocolClass(for: sentRequest, request: self)
         var transportRequest: TransportRequest
         do {
             try sentRequest.lupineValidateHeaderFields()
             if case .fail? = cacheAction { throw Self.cacheMissError(for: sentRequest.url) }
             transportRequest = try session.transportRequest(for: sentRequest, body: transportBody(for: sentRequest), deadline: deadline,
-                                                            schemes: supportedURLSchemes,
+                                                            schemes: urlProtocolClass == nil ? supportedURLSchemes : [],
                                                             conditionalHeaders: cacheAction?.conditionalHeaders ?? [],
-                                                            credential: credential)
+                                                            credential: credential,
+                                                            evaluatesTrust: urlProtocolClass == nil)
         } catch {
             let afError = error.asAFError ?? .sessionTaskFailed(error: URLError(.badURL))
             didCompleteTransfer(error: afError)
@@ -120,7 +124,11 @@ extension Request {
         // A fresh stored response answers without the network, through the same exchange events.
         var replay: CacheReplayTask?
         if case let .replay(stored)? = cacheAction { replay = CacheReplayTask(stored: stored, events: exchange) }
-        let task: any TransportTask = replay ?? openExchange(transportRequest, on: session, events: exchange)
+        let stubbed = urlProtocolClass.map { protocolClass in
+            session.urlProtocolTransport(protocolClass, for: sentRequest, request: self, cacheAction: cacheAction)
+                .execute(transportRequest, events: exchange)
+        }
+        let task: any TransportTask = replay ?? stubbed ?? openExchange(transportRequest, on: session, events: exchange)
         let cancelled = mutableState.withLockedValue { state -> Bool in
             state.transportTask = task
             return state.lifecycle.state == .cancelled

@@ -46,6 +46,9 @@ open class Session: @unchecked Sendable {
     let configuration: URLSessionConfiguration
     /// Moves the bytes of each exchange.
     let transport: any Transport
+    /// The URLProtocol classes of the configuration that may answer requests in place of the
+    /// transport (Foundation's own left out), read once as URLSession reads its configuration.
+    let urlProtocolClasses: [URLProtocol.Type]
     /// Traces requests; nil when no tracer was active at creation (see `TracingEventMonitor`).
     let tracing: TracingEventMonitor?
     /// Records metrics; nil when no metrics backend was active at creation (see `MetricsEventMonitor`).
@@ -134,6 +137,7 @@ open class Session: @unchecked Sendable {
         metrics = instruments.metrics
         self.transport = instruments.metrics.map { MeteredTransport(base: transport, metrics: $0) } ?? transport
         self.configuration = configuration
+        self.urlProtocolClasses = URLProtocolRegistry.userClasses(in: configuration)
         self.rootQueue = serialRootQueue
         self.startRequestsImmediately = startRequestsImmediately
         self.requestSetup = requestSetup
