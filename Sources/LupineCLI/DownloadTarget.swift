@@ -29,13 +29,14 @@ struct DownloadTarget: Sendable {
     }
 
     /// The file for `response`: `-o`, else the response's own name, else the URL's, made unique.
+    ///
+    /// Without `allowsServerName` (`--continue`), it is `nameFromURL` whatever the response says,
+    /// redirects included: the resume file was named after it before any response came.
     func file(for response: HTTPURLResponse, allowsServerName: Bool) -> URL {
+        guard allowsServerName else { return nameFromURL }
         if let explicitFile { return explicitFile }
-        let fromServer = allowsServerName
-            ? response.headers["Content-Disposition"].flatMap(Self.fileName(fromContentDisposition:))
-            : nil
+        let fromServer = response.headers["Content-Disposition"].flatMap(Self.fileName(fromContentDisposition:))
         let name = fromServer ?? Self.fileName(fromURLPath: response.url?.path ?? url.path)
-        guard allowsServerName else { return URL(fileURLWithPath: name) }
         return Self.unused(URL(fileURLWithPath: name))
     }
 

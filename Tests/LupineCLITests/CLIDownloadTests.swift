@@ -48,6 +48,26 @@ extension CLITests {
             #expect(scratch.entries() == ["1024", "1024-1"])
         }
 
+        @Test func continueNamesTheFileAfterTheURLAskedForEvenThroughARedirect() async throws {
+            let server = try await testServer()
+            let scratch = try ScratchDirectory()
+            defer { scratch.remove() }
+            let result = try await CLIProcess.run(["download", "-c", server.url("/redirect-to?url=/bytes/2048")], directory: scratch.url)
+            #expect(result.status == 0, "\(result.errors)")
+            #expect(scratch.entries() == ["redirect-to"])
+        }
+
+        @Test func serverNamesTheFileWithContentDisposition() async throws {
+            let server = try await testServer()
+            let scratch = try ScratchDirectory()
+            defer { scratch.remove() }
+            let disposition = "attachment; filename=\"../report.csv\"".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            let result = try await CLIProcess.run(["download", server.url("/response-headers?Content-Disposition=\(disposition)")],
+                                                  directory: scratch.url)
+            #expect(result.status == 0, "\(result.errors)")
+            #expect(scratch.entries() == ["report.csv"])
+        }
+
         @Test func errorStatusSavesNothingAndIs22() async throws {
             let server = try await testServer()
             let scratch = try ScratchDirectory()
