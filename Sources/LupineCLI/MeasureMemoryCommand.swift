@@ -42,11 +42,22 @@ struct MeasureMemoryCommand: AsyncParsableCommand {
         let baseURL = server ?? embedded?.baseURL ?? ""
         let size = Int64(mebibytes) << 20
         let session = Session()
-        let results = [
-            try await measure("download to file") { try await download(size, from: baseURL, session: session) },
-            try await measure("upload from file") { try await upload(size, to: baseURL, session: session) },
-            try await measure("slow stream") { try await slowStream(size, from: baseURL, session: session) },
-        ]
+        // Ctrl-C must not leave a gigabyte behind: the transfers are cancelled (Lupine removes the
+        // partial download), then the files registered with Termination are removed.
+        let interrupts = InterruptHandling { _ in await InterruptHandling.cancelRequests(of: session) }
+        defer { interrupts.stop() }
+        let results: [Measurement]
+        do {
+            results = [
+                try await measure("download to file") { try await download(size, from: baseURL, session: session) },
+                try await measure("upload from file") { try await upload(size, to: baseURL, session: session) },
+                try await measure("slow stream") { try await slowStream(size, from: baseURL, session: session) },
+            ]
+        } catch {
+            await interrupts.parkIfInterrupted()
+            throw error
+        }
+        await interrupts.parkIfInterrupted()
         try await embedded?.shutdown()
         Console.line("")
         Console.line("transfer            MiB   seconds   MB/s   RSS before   peak growth")
@@ -86,7 +97,11 @@ struct MeasureMemoryCommand: AsyncParsableCommand {
 
     private func download(_ size: Int64, from baseURL: String, session: Session) async throws -> Int64 {
         let destination = FileManager.default.temporaryDirectory.appendingPathComponent("lupine-memory-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: destination) }
+        let cleanup = Termination.removeOnExit(destination)
+        defer {
+            try? FileManager.default.removeItem(at: destination)
+            Termination.unregister(cleanup)
+        }
         let fileURL = try await session.download("\(baseURL)/bytes/\(size)", to: { _, _ in (destination, []) })
             .validate()
             .serializingDownloadedFileURL()
@@ -98,10 +113,14 @@ struct MeasureMemoryCommand: AsyncParsableCommand {
     private func upload(_ size: Int64, to baseURL: String, session: Session) async throws -> Int64 {
         // A sparse file: reading it costs the disk nothing, and the client still reads every byte.
         let source = FileManager.default.temporaryDirectory.appendingPathComponent("lupine-memory-\(UUID().uuidString)")
+        let cleanup = Termination.removeOnExit(source)
+        defer {
+            try? FileManager.default.removeItem(at: source)
+            Termination.unregister(cleanup)
+        }
         guard FileManager.default.createFile(atPath: source.path, contents: nil) else {
             throw ValidationError("cannot create \(source.path)")
         }
-        defer { try? FileManager.default.removeItem(at: source) }
         let handle = try FileHandle(forWritingTo: source)
         try handle.truncate(atOffset: UInt64(size))
         try handle.close()

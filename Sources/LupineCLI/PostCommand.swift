@@ -3,7 +3,7 @@ import Lupine
 
 /// `lupine post URL [key=value ...]`: key=value pairs go into a form body (a JSON body with `--json`).
 struct PostCommand: AsyncParsableCommand {
-    static let configuration = RequestCommandHelp.configuration(name: "post", parameters: "into a form body")
+    static let configuration = RequestCommandHelp.configuration(name: "post", parameters: "into the body (a form; JSON with --json or a key:=json field)")
 
     @OptionGroup var options: RequestOptions
 

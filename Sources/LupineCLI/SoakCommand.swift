@@ -57,6 +57,12 @@ struct SoakCommand: AsyncParsableCommand {
 
         do {
             let session = Session()
+            // Ctrl-C stops adding requests and cancels those in flight (Lupine removes their
+            // partial downloads); then the download files registered with Termination go.
+            let interrupts = InterruptHandling { [weak session] _ in
+                if let session { await InterruptHandling.cancelRequests(of: session) }
+            }
+            defer { interrupts.stop() }
             var intervalStart = Date()
             var intervalCount = 0
             await withTaskGroup(of: Void.self) { group in
@@ -74,7 +80,7 @@ struct SoakCommand: AsyncParsableCommand {
                 var finished = 0
                 while await group.next() != nil {
                     finished += 1
-                    if next < requests { addNext() }
+                    if next < requests, !interrupts.hasFired { addNext() }
                     if finished == warmUpEnd { samples.baseline = ResidentMemorySampler.current() }
                     if finished % reportEvery == 0 || finished == requests {
                         let now = Date()
@@ -85,6 +91,7 @@ struct SoakCommand: AsyncParsableCommand {
                     }
                 }
             }
+            await interrupts.parkIfInterrupted()
         }
         let seconds = Date().timeIntervalSince(start)
         let descriptorsAfter = await settledDescriptorCount(atMost: descriptorsBefore)

@@ -87,9 +87,11 @@ enum SoakKind: String, CaseIterable, Sendable {
 
     private func download(index: Int, session: Session, baseURL: String) async -> (label: String, expected: Bool) {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("lupine-soak-\(UUID().uuidString)")
+        let cleanup = Termination.removeOnExit(file)
         let response = await session.download("\(baseURL)/bytes/32768", to: { _, _ in (file, [.removePreviousFile]) })
             .validate().serializingDownloadedFileURL().response
         try? FileManager.default.removeItem(at: file)
+        Termination.unregister(cleanup)
         var result = Self.label(response.error, expecting: nil)
         if result.expected, response.fileURL == nil { result = ("no file", false) }
         return result

@@ -46,6 +46,9 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let rawGate: RawWriteGate
     private var state = State.idle
     private var timer: Scheduled<Void>?
+    /// Set by `/fault/drop-next`: the next request on this connection is answered by closing it,
+    /// as a server does that closes a kept-alive connection just as the client reuses it.
+    private var dropsNextRequest = false
 
     init(hits: HitCounter, rawGate: RawWriteGate) {
         self.hits = hits
@@ -88,6 +91,12 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func receiveHead(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         guard case .idle = state else { return }
         let path = TestRequest.path(ofTarget: head.uri)
+        if dropsNextRequest {
+            state = .closing
+            context.close(promise: nil)
+            return
+        }
+        if path == "/fault/drop-next" { dropsNextRequest = true }
         hits.record(path)
         if UploadSink.handles(path) {
             state = .sinking(head, UploadSink(head: head))

@@ -41,6 +41,9 @@ enum FaultRoutes {
             chunk.writeRepeatingByte(UInt8(ascii: "x"), count: 0x10000)
             chunk.writeString("\r\n")
             return .fault(.rawEndless(head: ByteBuffer(string: chunkedHead), chunk: chunk))
+        case "drop-next":
+            // ConnectionHandler closes this connection, without a byte, on its next request.
+            return .response(.text("ok\n", contentType: "text/plain"))
         case "redirect-loop":
             return .response(.empty(.found, headers: ["Location": "/fault/redirect-loop"]))
         default:

@@ -2,13 +2,13 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-/// A minimal proxy for tests: an HTTP proxy that opens `CONNECT` tunnels, or a SOCKS5 proxy
-/// without authentication. It listens on 127.0.0.1 only, tunnels only to loopback targets, and
-/// records what each client asked for (method, target, header fields such as
-/// `Proxy-Authorization`).
+/// A minimal proxy for tests: an HTTP forward proxy, or a SOCKS5 proxy without authentication.
+/// It listens on 127.0.0.1 only, reaches only loopback targets, and records what each client
+/// asked for (method, target, header fields such as `Proxy-Authorization`).
 ///
-/// Requests other than `CONNECT` are refused with 405: AsyncHTTPClient, and so Lupine, reaches
-/// http URLs through a tunnel too.
+/// Like squid in its default configuration, the HTTP proxy serves absolute-form requests
+/// (`GET http://origin/path HTTP/1.1`, forwarded with `Connection: close`) and opens `CONNECT`
+/// tunnels only to port 443 unless told otherwise.
 public final class LupineTestProxy: Sendable {
     /// The protocol the proxy speaks.
     public enum Kind: Sendable {
@@ -43,7 +43,10 @@ public final class LupineTestProxy: Sendable {
     ///   - user: With `password`, the Basic credentials an HTTP proxy requires: a `CONNECT`
     ///     without them is answered `407` with `Proxy-Authenticate: Basic realm="LupineTestProxy"`.
     ///   - password: See `user`.
-    public static func start(kind: Kind = .http, user: String? = nil, password: String? = nil) async throws -> LupineTestProxy {
+    ///   - connectPorts: The ports an HTTP proxy opens `CONNECT` tunnels to (403 for others);
+    ///     nil for any port.
+    public static func start(kind: Kind = .http, user: String? = nil, password: String? = nil,
+                             connectPorts: Set<Int>? = [443]) async throws -> LupineTestProxy {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let log = ProxyLog()
         let requiredAuthorization = user.map { "Basic " + Base64.encode(Array("\($0):\(password ?? "")".utf8)) }
@@ -53,7 +56,8 @@ public final class LupineTestProxy: Sendable {
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(
-                            ProxyTunnelHandler(kind: kind, requiredAuthorization: requiredAuthorization, log: log))
+                            ProxyTunnelHandler(kind: kind, requiredAuthorization: requiredAuthorization,
+                                           connectPorts: connectPorts, log: log))
                     }
                 }
                 .bind(host: "127.0.0.1", port: 0)

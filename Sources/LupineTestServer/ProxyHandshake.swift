@@ -9,6 +9,10 @@ enum ProxyHandshake {
         case incomplete
         /// The client asks for a tunnel to `host:port`; `reply` is sent once it is open.
         case tunnel(host: String, port: Int, record: ProxyRecord, reply: ByteBuffer)
+        /// An absolute-form request for `host:port`: `head` (rewritten to origin form, without
+        /// the proxy's credentials, asking the origin to close after its response) is sent to the
+        /// origin, then every byte after it, both ways.
+        case forward(host: String, port: Int, record: ProxyRecord, head: ByteBuffer, consumed: Int)
         /// The SOCKS greeting was read: `reply` is sent and the connect request follows.
         case socksGreeting(reply: ByteBuffer, consumed: Int)
         /// The proxy refuses: `reply` is sent, then the connection closes.
@@ -18,7 +22,10 @@ enum ProxyHandshake {
     /// Largest HTTP request head accepted.
     static let maximumHeadBytes = 64 * 1024
 
-    static func httpConnect(_ buffer: ByteBuffer, requiredAuthorization: String?) -> Outcome {
+    /// Reads an HTTP proxy request: a `CONNECT host:port` (a tunnel, refused to a port outside
+    /// `connectPorts` when that is not nil, as squid refuses CONNECT except to 443 by default) or an
+    /// absolute-form request such as `GET http://host:port/path HTTP/1.1`, forwarded to the origin.
+    static func httpRequest(_ buffer: ByteBuffer, requiredAuthorization: String?, connectPorts: Set<Int>?) -> Outcome {
         let bytes = Array(buffer.readableBytesView)
         guard let end = headEnd(in: bytes) else {
             return bytes.count > maximumHeadBytes ? .refuse(record: nil, reply: status(431, "Request Header Fields Too Large")) : .incomplete
@@ -35,22 +42,55 @@ enum ProxyHandshake {
         func record(_ status: Int) -> ProxyRecord {
             ProxyRecord(method: method, target: target, headerFields: fields, status: status)
         }
-        guard method == "CONNECT" else {
-            // Only tunnels: AsyncHTTPClient reaches http URLs through a CONNECT tunnel as well.
-            return .refuse(record: record(405), reply: status(405, "Method Not Allowed"))
-        }
         if let requiredAuthorization,
            record(0).header("Proxy-Authorization") != requiredAuthorization {
             return .refuse(record: record(407), reply: status(407, "Proxy Authentication Required",
                                                               extra: "Proxy-Authenticate: Basic realm=\"LupineTestProxy\"\r\n"))
+        }
+        guard method == "CONNECT" else {
+            return forward(method: method, target: target, version: requestLine[2], fields: fields, consumed: end + 4, record: record)
         }
         guard let colon = target.lastIndex(of: ":"), let port = Int(target[target.index(after: colon)...]),
               isLoopback(String(target[..<colon])) else {
             // Only loopback targets: the proxy must not reach out of the test machine.
             return .refuse(record: record(403), reply: status(403, "Forbidden"))
         }
+        if let connectPorts, !connectPorts.contains(port) {
+            return .refuse(record: record(403), reply: status(403, "Forbidden"))
+        }
         return .tunnel(host: String(target[..<colon]), port: port, record: record(200),
                        reply: ByteBuffer(string: "HTTP/1.1 200 Connection Established\r\n\r\n"))
+    }
+
+    /// An absolute-form request, rewritten for the origin.
+    private static func forward(method: String, target: String, version: String, fields: [ProxyRecord.HeaderField],
+                                consumed: Int, record: (Int) -> ProxyRecord) -> Outcome {
+        guard target.hasPrefix("http://") else {
+            // Origin-form is for servers, not proxies.
+            return .refuse(record: record(400), reply: status(400, "Bad Request"))
+        }
+        let rest = target.dropFirst("http://".count)
+        let authority = rest.prefix { $0 != "/" && $0 != "?" }
+        var path = String(rest.dropFirst(authority.count))
+        if path.isEmpty || path.hasPrefix("?") { path = "/" + path }
+        let host: String
+        let port: Int
+        if let colon = authority.lastIndex(of: ":"), let parsed = Int(authority[authority.index(after: colon)...]) {
+            host = String(authority[..<colon])
+            port = parsed
+        } else {
+            host = String(authority)
+            port = 80
+        }
+        guard isLoopback(host) else { return .refuse(record: record(403), reply: status(403, "Forbidden")) }
+        var head = "\(method) \(path) \(version)\r\n"
+        for field in fields {
+            let name = field.name.lowercased()
+            if name == "proxy-authorization" || name == "connection" || name == "proxy-connection" { continue }
+            head += "\(field.name): \(field.value)\r\n"
+        }
+        head += "Connection: close\r\n\r\n"
+        return .forward(host: host, port: port, record: record(200), head: ByteBuffer(string: head), consumed: consumed)
     }
 
     static func socks(_ buffer: ByteBuffer, greeted: Bool) -> Outcome {

@@ -15,13 +15,15 @@ final class ProxyTunnelHandler: ChannelInboundHandler {
 
     private let kind: LupineTestProxy.Kind
     private let requiredAuthorization: String?
+    private let connectPorts: Set<Int>?
     private let log: ProxyLog
     private var state = State.handshake(greeted: false)
     private var received = ByteBuffer()
 
-    init(kind: LupineTestProxy.Kind, requiredAuthorization: String?, log: ProxyLog) {
+    init(kind: LupineTestProxy.Kind, requiredAuthorization: String?, connectPorts: Set<Int>?, log: ProxyLog) {
         self.kind = kind
         self.requiredAuthorization = requiredAuthorization
+        self.connectPorts = connectPorts
         self.log = log
     }
 
@@ -42,7 +44,7 @@ final class ProxyTunnelHandler: ChannelInboundHandler {
 
     private func handshake(context: ChannelHandlerContext, greeted: Bool) {
         let outcome = kind == .http
-            ? ProxyHandshake.httpConnect(received, requiredAuthorization: requiredAuthorization)
+            ? ProxyHandshake.httpRequest(received, requiredAuthorization: requiredAuthorization, connectPorts: connectPorts)
             : ProxyHandshake.socks(received, greeted: greeted)
         switch outcome {
         case .incomplete:
@@ -67,10 +69,19 @@ final class ProxyTunnelHandler: ChannelInboundHandler {
                 received.clear()
             }
             open(host: host, port: port, reply: reply, context: context)
+        case let .forward(host, port, record, head, consumed):
+            log.append(record)
+            state = .connecting
+            // The origin gets the rewritten head first, then whatever followed the original one.
+            received.moveReaderIndex(forwardBy: consumed)
+            var outgoing = head
+            outgoing.writeBuffer(&received)
+            received = outgoing
+            open(host: host, port: port, reply: nil, context: context)
         }
     }
 
-    private func open(host: String, port: Int, reply: ByteBuffer, context: ChannelHandlerContext) {
+    private func open(host: String, port: Int, reply: ByteBuffer?, context: ChannelHandlerContext) {
         let client = context.channel
         ClientBootstrap(group: context.eventLoop)
             .channelInitializer { target in
@@ -84,7 +95,7 @@ final class ProxyTunnelHandler: ChannelInboundHandler {
                 switch result {
                 case let .success(target):
                     self.state = .relaying(target)
-                    context.writeAndFlush(NIOAny(reply), promise: nil)
+                    if let reply { context.writeAndFlush(NIOAny(reply), promise: nil) }
                     if self.received.readableBytes > 0 {
                         target.writeAndFlush(self.received, promise: nil)
                         self.received.clear()

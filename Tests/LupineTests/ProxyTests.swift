@@ -6,8 +6,10 @@ import Lupine
 import LupineTestServer
 import Testing
 
-/// Requests through HTTP (`CONNECT` tunnel) and SOCKS5 proxies named in the configuration's
-/// `connectionProxyDictionary`, against LupineTestProxy, which records what it was asked.
+/// Requests through HTTP and SOCKS5 proxies named in the configuration's
+/// `connectionProxyDictionary`, against LupineTestProxy, which records what it was asked. Like
+/// squid by default, the HTTP proxy serves absolute-form requests and opens `CONNECT` tunnels to
+/// port 443 only (or the ports a test allows).
 @Suite struct ProxyTests {
     private static func session(through proxy: LupineTestProxy, extra: [String: Any] = [:],
                                 storage: URLCredentialStorage? = nil) -> Session {
@@ -23,18 +25,39 @@ import Testing
 
     private static let basicProxyUser = "Basic " + Data("proxyuser:proxypass".utf8).base64EncodedString()
 
-    @Test func httpRequestGoesThroughTheProxysConnectTunnel() async throws {
+    @Test func httpRequestGoesToTheProxyInAbsoluteForm() async throws {
         let server = try await testServer()
+        // CONNECT is refused but to port 443, as by squid's default configuration.
         let proxy = try await LupineTestProxy.start()
         let session = Self.session(through: proxy)
-        let response = await session.request(server.url("/get")).serializingDecodable(HTTPBinResponse.self).response
+        let response = await session.request(server.url("/get?q=1")).serializingDecodable(HTTPBinResponse.self).response
         try await proxy.shutdown()
 
         #expect(response.error == nil)
         #expect(response.response?.statusCode == 200)
-        #expect(proxy.records.map(\.method) == ["CONNECT"])
-        #expect(proxy.records.first?.target == "127.0.0.1:\(server.port)")
+        #expect(proxy.records.map(\.method) == ["GET"])
+        #expect(proxy.records.first?.target == server.url("/get?q=1"))
+        #expect(proxy.records.first?.header("Host") == "127.0.0.1:\(server.port)")
         #expect(proxy.records.first?.header("Proxy-Authorization") == nil)
+    }
+
+    @Test func httpRequestsOfEveryMethodGoThroughAProxyThatRefusesConnect() async throws {
+        let server = try await testServer()
+        let proxy = try await LupineTestProxy.start()
+        let session = Self.session(through: proxy)
+        let get = await session.request(server.url("/get")).serializingData().response
+        let post = await session.request(server.url("/post"), method: .post, parameters: ["a": "1"]).serializingDecodable(HTTPBinResponse.self).response
+        let put = await session.upload(Data("body".utf8), to: server.url("/put"), method: .put).serializingDecodable(HTTPBinResponse.self).response
+        let head = await session.request(server.url("/get"), method: .head).serializingData(emptyRequestMethods: [.head]).response
+        let redirected = await session.request(server.url("/redirect/1")).serializingData().response
+        let gzip = await session.request(server.url("/gzip")).serializingData().response
+        try await proxy.shutdown()
+
+        #expect([get, head, redirected, gzip].map { $0.response?.statusCode } == [200, 200, 200, 200])
+        #expect(post.value?.form["a"] == .string("1"))
+        #expect(put.value?.data == "body")
+        #expect(!proxy.records.contains { $0.method == "CONNECT" })
+        #expect(proxy.records.allSatisfy { $0.status == 200 })
     }
 
     @Test func exceptionsListHostIsReachedDirectly() async throws {
@@ -144,17 +167,30 @@ import Testing
         #expect(response.error?.sessionTaskURLErrorCode == .cannotConnectToHost)
     }
 
-    @Test(arguments: [LupineTestProxy.Kind.http, .socks5])
-    func proxyThatCannotReachTheOriginFailsWithCannotConnectToHost(kind: LupineTestProxy.Kind) async throws {
+    @Test func socksProxyThatCannotReachTheOriginFailsWithCannotConnectToHost() async throws {
         let closed = try await LupineTestServer.start()
         let closedURL = closed.url("/get")
         try await closed.shutdown()
-        let proxy = try await LupineTestProxy.start(kind: kind)
+        let proxy = try await LupineTestProxy.start(kind: .socks5)
         let session = Self.session(through: proxy)
         let response = await session.request(closedURL).serializingData().response
         try await proxy.shutdown()
 
         #expect(response.error?.sessionTaskURLErrorCode == .cannotConnectToHost)
+        #expect(proxy.records.count == 1)
+    }
+
+    /// Through an absolute-form request the proxy's answer is the response, as with URLSession.
+    @Test func httpProxyThatCannotReachTheOriginAnswersBadGateway() async throws {
+        let closed = try await LupineTestServer.start()
+        let closedURL = closed.url("/get")
+        try await closed.shutdown()
+        let proxy = try await LupineTestProxy.start()
+        let session = Self.session(through: proxy)
+        let response = await session.request(closedURL).serializingData(emptyResponseCodes: [502]).response
+        try await proxy.shutdown()
+
+        #expect(response.response?.statusCode == 502)
         #expect(proxy.records.count == 1)
     }
 
@@ -172,9 +208,10 @@ import Testing
 
         #expect(response.error == nil)
         #expect(response.response?.url?.absoluteString == otherOrigin.url("/anything"))
-        // One 407, then a tunnel to each origin, both opened with the proxy's credential.
+        // One 407, then a request to each origin, both with the proxy's credential.
         #expect(proxy.records.map(\.status) == [407, 200, 200])
-        #expect(proxy.records.dropFirst().map(\.target) == ["127.0.0.1:\(server.port)", "127.0.0.1:\(otherOrigin.port)"])
+        #expect(proxy.records.dropFirst().map { $0.target.hasPrefix(server.url("/redirect-to")) } == [true, false])
+        #expect(proxy.records.last?.target == otherOrigin.url("/anything"))
         #expect(proxy.records.dropFirst().allSatisfy { $0.header("Proxy-Authorization") == Self.basicProxyUser })
         #expect(response.value?.header("Proxy-Authorization") == nil)
     }

@@ -6,16 +6,27 @@ import FoundationNetworking
 import LupineTestServer
 import Testing
 
-/// RetryPolicy and ConnectionLostRetryPolicy against `/fail/N`, which fails the first N requests
-/// of a key and then echoes. Sessions wait through a ManualDelayScheduler, so backoff delays are
-/// recorded instead of slept.
+/// RetryPolicy and ConnectionLostRetryPolicy against a URLProtocol stub (as Alamofire users test
+/// their retry code) that fails the first requests of a path and then answers; lost connections
+/// against the test server's `/fail/N`, which closes or resets them. Sessions wait through a
+/// ManualDelayScheduler, so backoff delays are recorded instead of slept.
 @Suite struct RetryPolicyTests {
     /// One per test (Swift Testing makes a suite instance per test), alive until the test ends:
     /// requests hold their Session weakly.
-    let session = Session()
+    let session = Session(configuration: .stubbed())
     let scheduler = ManualDelayScheduler()
+    /// The stubbed host of the test.
+    let host = StubURLProtocol.host()
 
     init() { session.delayScheduler = scheduler }
+
+    private static let ok = StubURLProtocol.Answer.respond(status: 200, headers: ["Content-Type": "text/plain"],
+                                                            chunks: [Data("ok".utf8)])
+
+    /// `path` fails `failures` times with `status`, then answers 200.
+    private func stubFailures(_ path: String, _ failures: Int, status: Int = 503) {
+        host.stub(path, Array(repeating: .respond(status: status), count: failures) + [Self.ok])
+    }
 
     // MARK: Defaults
 
@@ -87,38 +98,35 @@ import Testing
     // MARK: Retrying over the network
 
     @Test func retryPolicyRetriesIdempotentRequestAfter503UntilItSucceeds() async throws {
-        let server = try await testServer()
         let interceptor: any RequestInterceptor = .retryPolicy
-        let key = UUID().uuidString
-        let request = session.request(server.url("/fail/2?key=\(key)"), interceptor: interceptor)
-        let response = await request.validate().serializingDecodable(HTTPBinResponse.self).response
+        stubFailures("/flaky", 2)
+        let request = session.request(host.url("/flaky"), interceptor: interceptor)
+        let response = await request.validate().serializingString().response
 
         #expect(response.error == nil)
-        #expect(response.value?.args["key"] == .string(key))
+        #expect(response.value == "ok")
         #expect(request.retryCount == 2)
         #expect(scheduler.delays == [0.5, 1.0])
-        #expect(server.failureRouteHits(forKey: key) == 3)
+        #expect(host.hits("/flaky") == 3)
     }
 
     @Test func retryPolicyGivesUpAfterTheRetryLimitWithThe503() async throws {
-        let server = try await testServer()
         let interceptor: any RequestInterceptor = .retryPolicy
-        let key = UUID().uuidString
-        let request = session.request(server.url("/fail/3?key=\(key)"), interceptor: interceptor)
+        stubFailures("/flaky", 3)
+        let request = session.request(host.url("/flaky"), interceptor: interceptor)
         let response = await request.validate().serializingData().response
 
         #expect(response.error?.responseCode == 503)
         #expect(response.response?.statusCode == 503)
         #expect(request.retryCount == 2)
         #expect(scheduler.delays == [0.5, 1.0])
-        #expect(server.failureRouteHits(forKey: key) == 3)
+        #expect(host.hits("/flaky") == 3)
     }
 
     @Test func customBaseAndScaleGiveTheirOwnDelays() async throws {
-        let server = try await testServer()
         let policy = RetryPolicy(retryLimit: 3, exponentialBackoffBase: 3, exponentialBackoffScale: 0.25)
-        let key = UUID().uuidString
-        let request = session.request(server.url("/fail/3?key=\(key)"), interceptor: policy)
+        stubFailures("/flaky", 3)
+        let request = session.request(host.url("/flaky"), interceptor: policy)
         let response = await request.validate().serializingData().response
 
         #expect(response.error == nil)
@@ -127,29 +135,40 @@ import Testing
     }
 
     @Test func postIsNeverRetried() async throws {
-        let server = try await testServer()
         let interceptor: any RequestInterceptor = .retryPolicy
-        let key = UUID().uuidString
-        let request = session.request(server.url("/fail/1?key=\(key)"), method: .post, interceptor: interceptor)
+        stubFailures("/flaky", 1)
+        let request = session.request(host.url("/flaky"), method: .post, interceptor: interceptor)
         let response = await request.validate().serializingData().response
 
         #expect(response.error?.responseCode == 503)
         #expect(request.retryCount == 0)
         #expect(scheduler.delays.isEmpty)
-        #expect(server.failureRouteHits(forKey: key) == 1)
+        #expect(host.hits("/flaky") == 1)
     }
 
     @Test func notFoundIsNotRetried() async throws {
-        let server = try await testServer()
         let interceptor: any RequestInterceptor = .retryPolicy
-        let key = UUID().uuidString
-        let request = session.request(server.url("/fail/1?key=\(key)&status=404"), interceptor: interceptor)
+        stubFailures("/flaky", 1, status: 404)
+        let request = session.request(host.url("/flaky"), interceptor: interceptor)
         let response = await request.validate().serializingData().response
 
         #expect(response.error?.responseCode == 404)
         #expect(request.retryCount == 0)
         #expect(scheduler.delays.isEmpty)
-        #expect(server.failureRouteHits(forKey: key) == 1)
+        #expect(host.hits("/flaky") == 1)
+    }
+
+    @Test(arguments: PolicyKind.allCases)
+    func aURLErrorFromTheProtocolIsRetriedByItsCode(by kind: PolicyKind) async throws {
+        let recorder = RecordingRetrier(kind.policy)
+        host.stub("/lost", [.fail(URLError(.networkConnectionLost)), Self.ok])
+        let request = session.request(host.url("/lost"), interceptor: recorder)
+        let response = await request.validate().serializingData().response
+
+        #expect(response.error == nil)
+        #expect(recorder.errorCodes == [.networkConnectionLost])
+        #expect(request.retryCount == 1)
+        #expect(host.hits("/lost") == 2)
     }
 
     enum PolicyKind: String, CaseIterable, Sendable {
@@ -179,38 +198,35 @@ import Testing
     }
 
     @Test func connectionLostRetryPolicyDoesNotRetryA503() async throws {
-        let server = try await testServer()
         let interceptor: any RequestInterceptor = .connectionLostRetryPolicy
-        let key = UUID().uuidString
-        let request = session.request(server.url("/fail/1?key=\(key)"), interceptor: interceptor)
+        stubFailures("/flaky", 1)
+        let request = session.request(host.url("/flaky"), interceptor: interceptor)
         let response = await request.validate().serializingData().response
 
         #expect(response.error?.responseCode == 503)
         #expect(request.retryCount == 0)
         #expect(scheduler.delays.isEmpty)
-        #expect(server.failureRouteHits(forKey: key) == 1)
+        #expect(host.hits("/flaky") == 1)
     }
 
     @Test func customRetryableStatusCodesReplaceTheDefaults() async throws {
-        let server = try await testServer()
         let policy: RetryPolicy = .retryPolicy(retryableHTTPStatusCodes: [429])
-        let tooMany = UUID().uuidString
-        let tooManyRequest = session.request(server.url("/fail/1?key=\(tooMany)&status=429"), interceptor: policy)
+        stubFailures("/busy", 1, status: 429)
+        let tooManyRequest = session.request(host.url("/busy"), interceptor: policy)
         let tooManyResponse = await tooManyRequest.validate().serializingData().response
         #expect(tooManyResponse.error == nil)
         #expect(tooManyRequest.retryCount == 1)
-        #expect(server.failureRouteHits(forKey: tooMany) == 2)
+        #expect(host.hits("/busy") == 2)
 
-        let unavailable = UUID().uuidString
-        let unavailableRequest = session.request(server.url("/fail/1?key=\(unavailable)"), interceptor: policy)
+        stubFailures("/flaky", 1)
+        let unavailableRequest = session.request(host.url("/flaky"), interceptor: policy)
         let unavailableResponse = await unavailableRequest.validate().serializingData().response
         #expect(unavailableResponse.error?.responseCode == 503)
         #expect(unavailableRequest.retryCount == 0)
-        #expect(server.failureRouteHits(forKey: unavailable) == 1)
+        #expect(host.hits("/flaky") == 1)
     }
 
     @Test func retryPolicyWorksInsideAnInterceptorWithAnAdapter() async throws {
-        let server = try await testServer()
         let adaptations = Locked(0)
         let adapter = Adapter { request, _, completion in
             var request = request
@@ -218,32 +234,31 @@ import Testing
             completion(.success(request))
         }
         // Session-level this time: the policy is reached through the Session's own interceptor.
-        let session = Session(interceptor: Interceptor(adapter: adapter, retrier: RetryPolicy()))
+        let session = Session(configuration: .stubbed(), interceptor: Interceptor(adapter: adapter, retrier: RetryPolicy()))
         session.delayScheduler = scheduler
-        let key = UUID().uuidString
-        let request = session.request(server.url("/fail/1?key=\(key)"))
-        let response = await request.validate().serializingDecodable(HTTPBinResponse.self).response
+        stubFailures("/flaky", 1)
+        let request = session.request(host.url("/flaky"))
+        let response = await request.validate().serializingString().response
         withExtendedLifetime(session) {}
 
         #expect(response.error == nil)
-        #expect(response.value?.header("X-Attempt") == "attempt-2")
+        #expect(host.requests.map { $0.value(forHTTPHeaderField: "X-Attempt") } == ["attempt-1", "attempt-2"])
         #expect(adaptations.current == 2)
         #expect(request.retryCount == 1)
         #expect(scheduler.delays == [0.5])
     }
 
     @Test func retrierIsAskedExactlyOncePerFailure() async throws {
-        let server = try await testServer()
         let recorder = RecordingRetrier(RetryPolicy())
-        let key = UUID().uuidString
-        let request = session.request(server.url("/fail/5?key=\(key)"), interceptor: recorder)
+        stubFailures("/flaky", 5)
+        let request = session.request(host.url("/flaky"), interceptor: recorder)
         let response = await request.validate().serializingData().response
 
         #expect(response.error?.responseCode == 503)
         #expect(recorder.decisions.map(\.retryCount) == [0, 1, 2])
         #expect(recorder.decisions.map { describe($0.result) } == ["delay 0.5", "delay 1.0", "doNotRetry"])
         #expect(scheduler.delays == [0.5, 1.0])
-        #expect(server.failureRouteHits(forKey: key) == 3)
+        #expect(host.hits("/flaky") == 3)
     }
 }
 

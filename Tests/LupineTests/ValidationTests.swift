@@ -1,27 +1,39 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Lupine
-import LupineTestServer
 import Testing
 
-/// `validate(...)` on data requests, against real status codes and content types.
+/// `validate(...)` on data requests, against status codes and content types answered by a
+/// URLProtocol stub, as Alamofire users test their validation.
 @Suite struct ValidationTests {
+    /// One per test, alive until the test ends: requests hold their Session weakly.
+    let session = Session(configuration: .stubbed())
+    let host = StubURLProtocol.host()
+
+    private func stub(_ path: String, status: Int = 200, contentType: String? = nil, body: String = "") {
+        host.stub(path, .respond(status: status, headers: contentType.map { ["Content-Type": $0] } ?? [:],
+                                 chunks: body.isEmpty ? [] : [Data(body.utf8)]))
+    }
+
     @Test func statusCodeOutsideTheAcceptableRangeFailsWithItsCode() async throws {
-        let server = try await testServer()
-        let response = await AF.request(server.url("/status/404")).validate(statusCode: 200..<300).serializingData().response
+        stub("/missing", status: 404)
+        let response = await session.request(host.url("/missing")).validate(statusCode: 200..<300).serializingData().response
         #expect(response.error?.isResponseValidationError == true)
         #expect(response.error?.responseCode == 404)
     }
 
     @Test func defaultValidationAcceptsMatchingAcceptHeader() async throws {
-        let server = try await testServer()
-        let response = await AF.request(server.url("/json"), headers: ["Accept": "application/json"])
+        stub("/json", contentType: "application/json", body: "{}")
+        let response = await session.request(host.url("/json"), headers: ["Accept": "application/json"])
             .validate().serializingData().response
         #expect(response.error == nil)
     }
 
     @Test func contentTypeMismatchReportsBothSides() async throws {
-        let server = try await testServer()
-        let response = await AF.request(server.url("/xml")).validate(contentType: ["application/json"]).serializingData().response
+        stub("/xml", contentType: "application/xml", body: "<a/>")
+        let response = await session.request(host.url("/xml")).validate(contentType: ["application/json"]).serializingData().response
         guard case let .responseValidationFailed(reason: .unacceptableContentType(acceptable, actual))? = response.error else {
             Issue.record("expected unacceptableContentType, got \(String(describing: response.error))")
             return
@@ -31,22 +43,23 @@ import Testing
     }
 
     @Test func wildcardContentTypesMatch() async throws {
-        let server = try await testServer()
-        let response = await AF.request(server.url("/json")).validate(contentType: ["application/*", "text/html"]).serializingData().response
+        stub("/json", contentType: "application/json", body: "{}")
+        let response = await session.request(host.url("/json")).validate(contentType: ["application/*", "text/html"])
+            .serializingData().response
         #expect(response.error == nil)
     }
 
     @Test func emptyBodyPassesTheContentTypeCheck() async throws {
-        let server = try await testServer()
-        let response = await AF.request(server.url("/status/200")).validate(contentType: ["application/json"])
+        stub("/empty")
+        let response = await session.request(host.url("/empty")).validate(contentType: ["application/json"])
             .serializingData(emptyResponseCodes: [200]).response
         #expect(response.error == nil)
     }
 
     @Test func customValidationErrorIsWrappedUnlessItIsAnAFError() async throws {
         struct Teapot: Error {}
-        let server = try await testServer()
-        let response = await AF.request(server.url("/get"))
+        stub("/get", contentType: "application/json", body: "{}")
+        let response = await session.request(host.url("/get"))
             .validate { _, _, _ in .failure(Teapot()) }
             .serializingData().response
         guard case let .responseValidationFailed(reason: .customValidationFailed(error))? = response.error else {
@@ -57,9 +70,9 @@ import Testing
     }
 
     @Test func validatorsRunInOrderAndStopAtTheFirstFailure() async throws {
-        let server = try await testServer()
+        stub("/teapot", status: 418)
         let calls = Locked<[Int]>([])
-        let response = await AF.request(server.url("/status/418"))
+        let response = await session.request(host.url("/teapot"))
             .validate { _, _, _ in calls.withValue { $0.append(1) }; return .success(()) }
             .validate(statusCode: [200])
             .validate { _, _, _ in calls.withValue { $0.append(3) }; return .success(()) }
@@ -69,9 +82,9 @@ import Testing
     }
 
     @Test func validationSeesTheBody() async throws {
-        let server = try await testServer()
+        stub("/bytes", contentType: "application/octet-stream", body: String(repeating: "x", count: 100))
         let seen = Locked<Int>(0)
-        _ = await AF.request(server.url("/bytes/100"))
+        _ = await session.request(host.url("/bytes"))
             .validate { _, _, data in seen.withValue { $0 = data?.count ?? -1 }; return .success(()) }
             .serializingData().response
         #expect(seen.current == 100)

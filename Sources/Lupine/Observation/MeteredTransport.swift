@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 /// Counts the body bytes that cross a transport, for `MetricsEventMonitor`.
 ///
@@ -25,13 +26,14 @@ final class MeteredTransport: Transport {
 
 /// Passes an exchange's events on, counting the body bytes sent and received.
 ///
-/// Events of one exchange never overlap (the `TransportEvents` contract), so the running total
-/// of bytes sent needs no lock of its own; it is kept in a box only to satisfy `Sendable`.
-final class MeteredExchangeEvents: TransportEvents, @unchecked Sendable {
+/// Upload progress reports a running total; the counter takes the difference from the total
+/// seen before. Events of one exchange never overlap, but they may come from different threads,
+/// so the total sits behind a lock.
+final class MeteredExchangeEvents: TransportEvents {
     private let events: any TransportEvents
     private let metrics: MetricsEventMonitor
     private let method: String
-    private var bytesSentSoFar: Int64 = 0
+    private let bytesSentSoFar = NIOLockedValueBox<Int64>(0)
 
     init(events: any TransportEvents, metrics: MetricsEventMonitor, method: String) {
         self.events = events
@@ -40,8 +42,10 @@ final class MeteredExchangeEvents: TransportEvents, @unchecked Sendable {
     }
 
     func transportDidSendBodyBytes(_ task: any TransportTask, totalBytesSent: Int64, totalBytesExpectedToSend: Int64?) {
-        let delta = totalBytesSent - bytesSentSoFar
-        bytesSentSoFar = max(bytesSentSoFar, totalBytesSent)
+        let delta = bytesSentSoFar.withLockedValue { sent -> Int64 in
+            defer { sent = max(sent, totalBytesSent) }
+            return totalBytesSent - sent
+        }
         metrics.recordBytesSent(delta, method: method)
         events.transportDidSendBodyBytes(task, totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend)
     }

@@ -38,6 +38,9 @@ public final class MetricsEventMonitor: EventMonitor {
     private let counters = NIOLockedValueBox<[String: Counter]>([:])
     private let timers = NIOLockedValueBox<[String: CoreMetrics.Timer]>([:])
     private let inFlight: Meter
+    private let openConnections: Meter
+    /// The engine's opened and closed totals last recorded.
+    private let connectionTotals = NIOLockedValueBox<(opened: Int, closed: Int)>((0, 0))
 
     /// Creates a monitor that records to `factory`.
     ///
@@ -45,6 +48,7 @@ public final class MetricsEventMonitor: EventMonitor {
     public init(factory: any MetricsFactory = MetricsSystem.factory) {
         self.factory = factory
         inFlight = Meter(label: Self.inFlightLabel, dimensions: [], factory: factory)
+        openConnections = Meter(label: Self.openConnectionsLabel, dimensions: [], factory: factory)
     }
 
     /// A monitor for a new Session: nil when no metrics backend is bootstrapped.
@@ -60,6 +64,9 @@ public final class MetricsEventMonitor: EventMonitor {
     static let retriesLabel = "lupine_http_client_retries_total"
     static let bytesSentLabel = "lupine_http_client_request_body_bytes_total"
     static let bytesReceivedLabel = "lupine_http_client_response_body_bytes_total"
+    static let openConnectionsLabel = "lupine_http_client_connections"
+    static let connectionsOpenedLabel = "lupine_http_client_connections_opened_total"
+    static let connectionsClosedLabel = "lupine_http_client_connections_closed_total"
 
     // MARK: Events
 
@@ -98,6 +105,20 @@ public final class MetricsEventMonitor: EventMonitor {
     func recordBytesReceived(_ count: Int64, method: String) {
         guard count > 0 else { return }
         counter(Self.bytesReceivedLabel, [("method", TelemetryNames.method(method))]).increment(by: count)
+    }
+
+    // MARK: Connections, counted by the Session's engine
+
+    /// The engine's connection counts: `open` now, and `opened` and `closed` since it started.
+    /// The counters move by the difference from the counts seen before.
+    func recordConnectionCounts(open: Int, opened: Int, closed: Int) {
+        let (newlyOpened, newlyClosed) = connectionTotals.withLockedValue { totals -> (Int, Int) in
+            defer { totals = (max(totals.opened, opened), max(totals.closed, closed)) }
+            return (opened - totals.opened, closed - totals.closed)
+        }
+        openConnections.set(open)
+        if newlyOpened > 0 { counter(Self.connectionsOpenedLabel, []).increment(by: newlyOpened) }
+        if newlyClosed > 0 { counter(Self.connectionsClosedLabel, []).increment(by: newlyClosed) }
     }
 
     // MARK: Helpers

@@ -82,6 +82,9 @@ extension Request {
         }
         let cacheAction = usesHTTPCache ? session.cacheAction(for: sentRequest) : nil
         let replayed = cacheAction?.replayed
+        // A URLProtocol class of the Session may answer in place of the network (any scheme it
+        // accepts, and no TLS: no trust evaluation).
+        let urlProtocolClass = session.urlProtocolClass(for: sentRequest, request: self)
         // A stored response that answers without the network needs no transport request.
         var transportRequest: TransportRequest?
         do {
@@ -89,9 +92,10 @@ extension Request {
             if case .fail? = cacheAction { throw Self.cacheMissError(for: sentRequest.url) }
             if replayed == nil {
                 transportRequest = try session.transportRequest(for: sentRequest, body: transportBody(for: sentRequest), deadline: deadline,
-                                                                schemes: supportedURLSchemes,
+                                                                schemes: urlProtocolClass == nil ? supportedURLSchemes : [],
                                                                 conditionalHeaders: cacheAction?.conditionalHeaders ?? [],
-                                                                credential: credential)
+                                                                credential: credential,
+                                                                evaluatesTrust: urlProtocolClass == nil)
             }
         } catch {
             let afError = error.asAFError ?? .sessionTaskFailed(error: URLError(.badURL))
@@ -127,7 +131,10 @@ extension Request {
         if let replay {
             task = replay
         } else if let transportRequest {
-            task = openExchange(transportRequest, on: session, events: exchange)
+            task = urlProtocolClass.map { protocolClass in
+                session.urlProtocolTransport(protocolClass, for: sentRequest, request: self, cacheAction: cacheAction)
+                    .execute(transportRequest, events: exchange)
+            } ?? openExchange(transportRequest, on: session, events: exchange)
         } else {
             // Not reached: without a replay, the transport request was made above.
             didCompleteTransfer(error: .sessionTaskFailed(error: URLError(.badURL)))
@@ -164,12 +171,13 @@ extension Request {
     }
 
     /// A final (non-redirect) response head arrived.
-    func exchangeDidReceive(_ response: HTTPURLResponse, headerFields: [HTTPHeader], task: any TransportTask) {
+    func exchangeDidReceive(_ response: HTTPURLResponse, head: TransportResponseHead, task: any TransportTask) {
         mutableState.withLockedValue { state in
             // A transport may report events before `execute` returns: keep its handle for resume.
             if state.transportTask == nil { state.transportTask = task }
             state.response = response
-            state.responseHeaderFields = headerFields
+            state.responseHeaderFields = head.headerFields
+            state.responseHTTPVersion = head.httpVersion
             state.firstByteTime = Date()
         }
         notify { $0.request(self, didReceiveResponse: response) }

@@ -72,14 +72,16 @@ final class RequestExchange: TransportEvents {
             return
         }
         let location = head.headerFields.first { $0.name.lupineEqualsIgnoringASCIICase("Location") }?.value
-        let decision = RedirectRules.decision(for: urlRequest, statusCode: head.statusCode, location: location,
+        var decision = RedirectRules.decision(for: urlRequest, statusCode: head.statusCode, location: location,
                                               redirectsSoFar: request.redirectsSoFar)
+        // A URLProtocol that redirects chooses the next request itself, as with URLSession.
+        if case .follow = decision, let chosen = (task as? URLProtocolExchange)?.redirectRequest { decision = .follow(chosen) }
         switch decision {
         case .refuse:
             hop.withLockedValue { $0.redirect = decision }
         case .notARedirect:
             guard let response = replayedResponse(head) ?? makeResponse(head) else { return }
-            request.exchangeDidReceive(response, headerFields: head.headerFields, task: task)
+            request.exchangeDidReceive(response, head: head, task: task)
         case let .follow(proposed):
             guard let handler = request.effectiveRedirectHandler, let response = makeResponse(head) else {
                 hop.withLockedValue { $0.redirect = decision }
@@ -101,7 +103,7 @@ final class RequestExchange: TransportEvents {
         guard let hopTask = request.attemptTaskFacade(showing: response) else {
             // Every hop belongs to an attempt; without one, follow as if there were no handler.
             hop.withLockedValue { $0.redirect = .follow(proposed) }
-            task.resumeReading()
+            request.readDemand.remove(.redirectHandler, ifTask: task)
             return
         }
         let answered = NIOLockedValueBox(false)
@@ -114,7 +116,7 @@ final class RequestExchange: TransportEvents {
             if let chosen {
                 hop.withLockedValue { $0.redirect = .follow(chosen) }
             } else {
-                request.exchangeDidReceive(response, headerFields: head.headerFields, task: task)
+                request.exchangeDidReceive(response, head: head, task: task)
             }
             request.readDemand.remove(.redirectHandler, ifTask: task)
         }
@@ -145,6 +147,11 @@ final class RequestExchange: TransportEvents {
 
     func transportDidComplete(_ task: any TransportTask, error: URLError?) {
         request.readDemand.detach(task)
+        if error != nil, let protocolFailure = (task as? URLProtocolExchange)?.protocolFailure {
+            // A URLProtocol's own error, as Alamofire reports it.
+            request.didCompleteTransfer(error: protocolFailure)
+            return
+        }
         if let error {
             if request.answersProxyChallenge(failure: error, proxy: proxy) {
                 request.exchangeDidAnswerChallenge(with: urlRequest)

@@ -21,6 +21,8 @@ struct RequestMutableState {
     var response: HTTPURLResponse?
     /// The response header fields as received, repeated names kept (Set-Cookie lines apart).
     var responseHeaderFields: [HTTPHeader] = []
+    /// The protocol version of the response's status line ("HTTP/1.1", "HTTP/2"...).
+    var responseHTTPVersion = "HTTP/1.1"
     var error: AFError?
     var retryCount = 0
     var redirectCount = 0

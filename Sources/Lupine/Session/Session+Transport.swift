@@ -31,14 +31,17 @@ extension Session {
     /// `conditionalHeaders` are added to the fields sent, not to `urlRequest`, so that every
     /// redirect hop reads the cookie storage afresh. The proxy is chosen per hop (see
     /// `proxy(for:headerFields:)`), and so is the TLS policy (see `tlsPolicy(for:requestCredential:)`).
+    /// An empty `schemes` accepts any scheme, and `evaluatesTrust: false` skips the TLS policy:
+    /// both for a request a URLProtocol class answers.
     func transportRequest(for urlRequest: URLRequest,
                           body: TransportRequestBody?,
                           deadline: Date?,
                           schemes: Set<String> = ["http", "https"],
                           conditionalHeaders: [HTTPHeader] = [],
-                          credential: URLCredential? = nil) throws -> TransportRequest {
+                          credential: URLCredential? = nil,
+                          evaluatesTrust: Bool = true) throws -> TransportRequest {
         guard let url = urlRequest.url else { throw AFError.sessionTaskFailed(error: URLError(.badURL)) }
-        guard let scheme = url.scheme?.lowercased(), schemes.contains(scheme) else {
+        guard let scheme = url.scheme?.lowercased(), schemes.isEmpty || schemes.contains(scheme) else {
             throw Self.failure(.unsupportedURL, url: url)
         }
         guard let host = url.host, !host.isEmpty else { throw Self.failure(.badURL, url: url) }
@@ -48,7 +51,7 @@ extension Session {
         if let cookie = cookieHeader(for: urlRequest) { headerFields.append(cookie) }
         headerFields += conditionalHeaders
         let proxy = proxy(for: url, headerFields: &headerFields)
-        let tlsPolicy = try tlsPolicy(for: url, requestCredential: credential)
+        let tlsPolicy = evaluatesTrust ? try tlsPolicy(for: url, requestCredential: credential) : nil
         let requestTimeout = urlRequest.timeoutInterval
         let idleTimeout = requestTimeout != Self.defaultRequestTimeout && requestTimeout > 0
             ? requestTimeout

@@ -6,7 +6,7 @@ import NIOConcurrencyHelpers
 
 /// Creates and runs requests: the entry point of Lupine, as in Alamofire.
 ///
-/// A Session owns its transport (an AsyncHTTPClient client) and its queues. Requests hold it weakly:
+/// A Session owns its transport (Lupine's `ConnectionEngine`) and its queues. Requests hold it weakly:
 /// releasing a Session finishes its unfinished requests with `AFError.sessionDeinitialized` and
 /// shuts its transport down. `Session.default` (`AF`) lives for the whole process.
 open class Session: @unchecked Sendable {
@@ -46,6 +46,9 @@ open class Session: @unchecked Sendable {
     let configuration: URLSessionConfiguration
     /// Moves the bytes of each exchange.
     let transport: any Transport
+    /// The URLProtocol classes of the configuration that may answer requests in place of the
+    /// transport (Foundation's own left out), read once as URLSession reads its configuration.
+    let urlProtocolClasses: [URLProtocol.Type]
     /// Traces requests; nil when no tracer was active at creation (see `TracingEventMonitor`).
     let tracing: TracingEventMonitor?
     /// Records metrics; nil when no metrics backend was active at creation (see `MetricsEventMonitor`).
@@ -95,9 +98,7 @@ open class Session: @unchecked Sendable {
                             redirectHandler: (any RedirectHandler)? = nil,
                             cachedResponseHandler: (any CachedResponseHandler)? = nil,
                             eventMonitors: [any EventMonitor] = [AlamofireNotifications()]) {
-        let options = AsyncHTTPClientTransport.Options(connectTimeout: configuration.timeoutIntervalForRequest,
-                                                       maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost)
-        self.init(transport: AsyncHTTPClientTransport(options: options),
+        self.init(transport: ConnectionEngine(configuration: .init(sessionConfiguration: configuration)),
                   configuration: configuration,
                   rootQueue: rootQueue,
                   startRequestsImmediately: startRequestsImmediately,
@@ -134,6 +135,7 @@ open class Session: @unchecked Sendable {
         metrics = instruments.metrics
         self.transport = instruments.metrics.map { MeteredTransport(base: transport, metrics: $0) } ?? transport
         self.configuration = configuration
+        self.urlProtocolClasses = URLProtocolRegistry.userClasses(in: configuration)
         self.rootQueue = serialRootQueue
         self.startRequestsImmediately = startRequestsImmediately
         self.requestSetup = requestSetup

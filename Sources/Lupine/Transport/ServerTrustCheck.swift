@@ -19,6 +19,9 @@ import NIOSSL
 final class ServerTrustCheck: Sendable {
     private let evaluator: any ServerTrustEvaluating
     private let host: String
+    /// Whether a rejection is reported as the evaluator's AFError (a policy the user chose) rather
+    /// than as URLSession's `URLError(.serverCertificateUntrusted)` (system validation).
+    let reportsEvaluatorError: Bool
     private let failure = NIOLockedValueBox<AFError?>(nil)
     /// Evaluators may block (chain building waits), so they run on threads of their own: never on
     /// an event loop, nor on Dispatch's or Swift concurrency's shared threads, which other work needs.
@@ -34,9 +37,10 @@ final class ServerTrustCheck: Sendable {
     init(evaluator: (any ServerTrustEvaluating)?, host: String) {
         self.evaluator = evaluator ?? Self.systemDefault
         self.host = host
+        reportsEvaluatorError = evaluator != nil
     }
 
-    /// Default validation for connections that present a client certificate without an evaluator.
+    /// Default validation (system roots, host name) for connections without an evaluator.
     private static let systemDefault = DefaultTrustEvaluator()
 
     /// The AFError the evaluator threw, once it rejected the server.

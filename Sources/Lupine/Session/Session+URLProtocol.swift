@@ -1,0 +1,31 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// URLProtocol classes answering requests in place of the transport: how code written for
+// Alamofire stubs the network in its tests.
+extension Session {
+    /// The URLProtocol class that answers `urlRequest`, if any: the configuration's
+    /// `protocolClasses` in order, then the classes registered with `URLProtocol.registerClass(_:)`,
+    /// most recent first; the first whose `canInit(with:)` accepts the request wins, as with
+    /// URLSession. WebSocket requests always use the network.
+    func urlProtocolClass(for urlRequest: URLRequest, request: Request) -> URLProtocol.Type? {
+        let registered = URLProtocolRegistry.registered
+        guard !urlProtocolClasses.isEmpty || !registered.isEmpty, !(request is WebSocketRequest) else { return nil }
+        return (urlProtocolClasses + registered).first { $0.canInit(with: urlRequest) }
+    }
+
+    /// The transport that answers one exchange of `request` with `protocolClass`.
+    func urlProtocolTransport(_ protocolClass: URLProtocol.Type,
+                              for urlRequest: URLRequest,
+                              request: Request,
+                              cacheAction: HTTPCacheAction?) -> URLProtocolTransport {
+        var cachedResponse: CachedURLResponse?
+        if case let .revalidate(stored, _)? = cacheAction, let url = urlRequest.url {
+            cachedResponse = stored.cachedURLResponse(for: url)
+        }
+        return URLProtocolTransport(protocolClass: protocolClass, urlRequest: urlRequest, cachedResponse: cachedResponse,
+                                    task: request.liveAttemptTaskFacade)
+    }
+}

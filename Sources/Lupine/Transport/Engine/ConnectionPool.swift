@@ -1,0 +1,309 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Logging
+import NIOCore
+import Synchronization
+
+/// The engine's connections, per `ConnectionKey`: idle HTTP/1.1 connections kept alive for reuse,
+/// HTTP/2 connections shared by concurrent streams, connections being opened, and the exchanges
+/// waiting for one, at most `maximumConnectionsPerHost` connections per key.
+///
+/// A new connection goes to the first exchange waiting when it is ready, not necessarily to the
+/// one that asked for it: whichever connection frees up first serves the oldest request. The
+/// state sits behind one lock, taken once to lease and once to release on the common path.
+final class ConnectionPool: Sendable {
+    private struct State {
+        var entries: [ConnectionKey: PoolEntry] = [:]
+        var isShutDown = false
+        var nextConnectionID = 0
+        var counts = ConnectionCounts()
+        /// Every open connection, for shutdown.
+        var connections: [Int: any PooledConnection] = [:]
+    }
+
+    let clock: any EngineClock
+    let logger: Logger
+    let idleConnectionTimeout: TimeAmount
+    private let maximumConnectionsPerKey: Int
+    private let eventLoopGroup: any EventLoopGroup
+    private let factory: ConnectionFactory
+    private let state = Mutex(State())
+    /// Called with the new counts whenever a connection opens or closes (see `ConnectionCounts`).
+    private let countsObserver = Mutex<(@Sendable (ConnectionCounts) -> Void)?>(nil)
+
+    init(configuration: ConnectionEngine.Configuration) {
+        clock = configuration.clock
+        logger = configuration.logger
+        idleConnectionTimeout = .lupineSeconds(configuration.idleConnectionTimeout)
+        maximumConnectionsPerKey = max(1, configuration.maximumConnectionsPerHost)
+        eventLoopGroup = configuration.eventLoopGroup
+        factory = ConnectionFactory(configuration: configuration)
+    }
+
+    var anyEventLoop: any EventLoop { eventLoopGroup.any() }
+
+    // MARK: Exchanges
+
+    /// Runs `exchange` on an idle connection or stream, or queues it until one is ready.
+    func execute(_ exchange: EngineExchange) {
+        guard exchange.beginWaiting() else {
+            exchange.finish(error: exchange.failure(.cancelled))
+            return
+        }
+        guard exchange.shareable else {
+            openDedicatedConnection(for: exchange)
+            return
+        }
+        let decision = state.withLock { state -> PoolEntry.LeaseDecision? in
+            guard !state.isShutDown else { return nil }
+            return state.entries[exchange.key, default: PoolEntry()].lease(exchange, limit: maximumConnectionsPerKey)
+        }
+        switch decision {
+        case let .run(connection)?:
+            connection.run(exchange)
+        case .wait?:
+            armWaitTimer(for: exchange)
+        case .connect?:
+            armWaitTimer(for: exchange)
+            openConnection(for: exchange.key)
+        case nil:
+            exchange.finish(error: exchange.failure(.cancelled))
+        }
+    }
+
+    /// Sends `exchange` again, first in line, after its reused connection died before answering.
+    func retry(_ exchange: EngineExchange) {
+        logger.debug("retrying on a new connection", metadata: ["origin": "\(exchange.key.authority)"])
+        guard exchange.shareable else {
+            openDedicatedConnection(for: exchange)
+            return
+        }
+        let decision = state.withLock { state -> (connect: Bool, close: HTTP1Connection?)? in
+            guard !state.isShutDown else { return nil }
+            return state.entries[exchange.key, default: PoolEntry()].requeueFirst(exchange, limit: maximumConnectionsPerKey)
+        }
+        guard let decision else {
+            exchange.finish(error: exchange.failure(.cancelled))
+            return
+        }
+        armWaitTimer(for: exchange)
+        decision.close?.channel.close(promise: nil)
+        if decision.connect { openConnection(for: exchange.key) }
+    }
+
+    /// Takes `exchange` out of the queue (cancelled or timed out while waiting).
+    func removeWaiter(_ exchange: EngineExchange) {
+        state.withLock { state in
+            _ = state.entries[exchange.key]?.removeWaiter(exchange)
+        }
+    }
+
+    /// Bounds the wait for a connection by the exchange's idle timeout and resource deadline.
+    private func armWaitTimer(for exchange: EngineExchange) {
+        let now = clock.now
+        var limit = TimeAmount.lupineSeconds(exchange.request.idleTimeout)
+        if let deadline = exchange.request.deadline {
+            limit = min(limit, .lupineSeconds(deadline.timeIntervalSinceNow))
+        }
+        let timer = clock.schedule(on: anyEventLoop, at: now + limit) { [self] in
+            let wasWaiting = state.withLock { $0.entries[exchange.key]?.removeWaiter(exchange) ?? false }
+            guard wasWaiting else { return }
+            logger.debug("no connection in time", metadata: ["origin": "\(exchange.key.authority)"])
+            exchange.finish(error: exchange.failure(.timedOut))
+        }
+        exchange.setWaitTimer(timer)
+    }
+
+    // MARK: Connections
+
+    private func openConnection(for key: ConnectionKey) {
+        let (id, tlsPolicy) = state.withLock { state -> (Int, TransportTLSPolicy?) in
+            state.nextConnectionID += 1
+            return (state.nextConnectionID, state.entries[key]?.tlsPolicy)
+        }
+        logger.debug("opening connection", metadata: ["connection": "\(id)", "origin": "\(key.authority)",
+                                                      "proxy": "\(key.proxy.map { "\($0.host):\($0.port)" } ?? "none")"])
+        factory.connect(key: key, tlsPolicy: tlsPolicy, id: id, pool: self, eventLoop: anyEventLoop, isDedicated: false).whenComplete { result in
+            switch result {
+            case let .success(connection): self.connectionDidOpen(connection)
+            case let .failure(error): self.connectionFailed(key: key, id: id, error: error)
+            }
+        }
+    }
+
+    private func connectionDidOpen(_ connection: any PooledConnection) {
+        let key = connection.key
+        logger.debug("connection open", metadata: ["connection": "\(connection.id)", "origin": "\(key.authority)",
+                                                   "protocol": "\(connection is HTTP2Connection ? "h2" : "http/1.1")"])
+        let (assigned, counts) = state.withLock { state -> ([EngineExchange], ConnectionCounts?) in
+            guard !state.isShutDown else { return ([], nil) }
+            state.connections[connection.id] = connection
+            state.counts.open += 1
+            state.counts.opened += 1
+            let assigned = state.entries[key, default: PoolEntry()].connectionDidOpen(connection)
+            return (assigned, state.counts)
+        }
+        guard let counts else {
+            connection.channel.close(promise: nil)
+            return
+        }
+        // Registered once the connection is counted: a connection that already closed runs this
+        // at once, and must find itself there to be taken off.
+        connection.channel.closeFuture.whenComplete { _ in self.connectionDidClose(connection) }
+        report(counts)
+        if assigned.isEmpty, let http1 = connection as? HTTP1Connection {
+            http1.channel.eventLoop.execute { http1.becameIdle() }
+        }
+        for exchange in assigned { connection.run(exchange) }
+    }
+
+    private func connectionFailed(key: ConnectionKey, id: Int, error: any Error) {
+        logger.debug("connection failed", metadata: ["connection": "\(id)", "origin": "\(key.authority)",
+                                                     "error": "\(error)"])
+        let (failed, connectAgain) = state.withLock { state -> (EngineExchange?, Bool) in
+            state.entries[key]?.connectionFailed(limit: maximumConnectionsPerKey) ?? (nil, false)
+        }
+        if let failed {
+            failed.finish(error: ConnectionFactory.urlError(for: error, url: failed.request.url, key: key))
+        }
+        if connectAgain { openConnection(for: key) }
+    }
+
+    private func connectionDidClose(_ connection: any PooledConnection) {
+        let key = connection.key
+        logger.debug("connection closed", metadata: ["connection": "\(connection.id)", "origin": "\(key.authority)"])
+        let (connect, counts) = state.withLock { state -> (Bool, ConnectionCounts?) in
+            guard state.connections.removeValue(forKey: connection.id) != nil else { return (false, nil) }
+            state.counts.open -= 1
+            state.counts.closed += 1
+            guard !state.isShutDown, !connection.isDedicated else { return (false, state.counts) }
+            let connect = state.entries[key]?.connectionDidClose(connection, limit: maximumConnectionsPerKey, wasCounted: true) ?? false
+            return (connect, state.counts)
+        }
+        if let counts { report(counts) }
+        if connect { openConnection(for: key) }
+    }
+
+    /// An HTTP/1.1 connection finished an exchange and can take another (called on its loop).
+    func release(_ connection: HTTP1Connection) {
+        let next = state.withLock { state -> EngineExchange?? in
+            guard !state.isShutDown else { return .none }
+            return .some(state.entries[connection.key, default: PoolEntry()].release(connection))
+        }
+        switch next {
+        case .none:
+            connection.channel.close(promise: nil)
+        case .some(nil):
+            connection.becameIdle()
+        case let .some(exchange?):
+            connection.run(exchange)
+        }
+    }
+
+    /// Takes an idle connection out of the pool so that it can be closed; false when it is in use.
+    func takeIdle(_ connection: HTTP1Connection) -> Bool {
+        state.withLock { state in
+            guard let index = state.entries[connection.key]?.idle.firstIndex(where: { $0 === connection }) else { return false }
+            state.entries[connection.key]?.idle.remove(at: index)
+            return true
+        }
+    }
+
+    /// An HTTP/2 stream of `connection` ended: the stream is free for a waiting exchange.
+    func streamDidEnd(on connection: HTTP2Connection) {
+        let next = state.withLock { state -> EngineExchange? in
+            guard !state.isShutDown else { return nil }
+            return state.entries[connection.key]?.streamDidEnd(on: connection)
+        }
+        next.map(connection.run)
+    }
+
+    /// The peer changed how many concurrent streams `connection` takes (its SETTINGS).
+    func updateStreamLimit(of connection: HTTP2Connection, to limit: Int) {
+        let assigned = state.withLock { state -> [EngineExchange] in
+            guard !state.isShutDown else { return [] }
+            return state.entries[connection.key]?.updateStreamLimit(of: connection, to: limit) ?? []
+        }
+        for exchange in assigned { connection.run(exchange) }
+    }
+
+    /// `connection` received GOAWAY: it takes no new streams.
+    func connectionIsGoingAway(_ connection: HTTP2Connection) {
+        state.withLock { state in
+            state.entries[connection.key]?.multiplexed.removeAll { $0.connection === connection }
+        }
+    }
+
+    private func openDedicatedConnection(for exchange: EngineExchange) {
+        let id = state.withLock { state -> Int in
+            state.nextConnectionID += 1
+            return state.nextConnectionID
+        }
+        armWaitTimer(for: exchange)
+        factory.connect(key: exchange.key, tlsPolicy: exchange.request.tlsPolicy, id: id, pool: self, eventLoop: anyEventLoop,
+                        isDedicated: true).whenComplete { result in
+            switch result {
+            case let .success(connection):
+                let counts = self.state.withLock { state -> ConnectionCounts in
+                    state.connections[connection.id] = connection
+                    state.counts.open += 1
+                    state.counts.opened += 1
+                    return state.counts
+                }
+                self.report(counts)
+                connection.channel.closeFuture.whenComplete { _ in self.connectionDidClose(connection) }
+                connection.run(exchange)
+            case let .failure(error):
+                exchange.finish(error: ConnectionFactory.urlError(for: error, url: exchange.request.url, key: exchange.key))
+            }
+        }
+    }
+
+    // MARK: Counts and shutdown
+
+    var counts: ConnectionCounts {
+        state.withLock { $0.counts }
+    }
+
+    func observeCounts(_ observer: (@Sendable (ConnectionCounts) -> Void)?) {
+        countsObserver.withLock { $0 = observer }
+    }
+
+    private func report(_ counts: ConnectionCounts) {
+        countsObserver.withLock { $0 }?(counts)
+    }
+
+    /// Fails waiting exchanges, cancels running ones and closes every connection; `completion`
+    /// runs once they are all closed.
+    func shutdown(completion: @escaping @Sendable () -> Void) {
+        let (waiters, connections) = state.withLock { state -> ([EngineExchange], [any PooledConnection]) in
+            guard !state.isShutDown else { return ([], []) }
+            state.isShutDown = true
+            let waiters = state.entries.values.flatMap { Array($0.waiters) }
+            state.entries = [:]
+            return (waiters, Array(state.connections.values))
+        }
+        for exchange in waiters { exchange.finish(error: exchange.failure(.cancelled)) }
+        guard !connections.isEmpty else {
+            completion()
+            return
+        }
+        let closed = connections.map { connection in
+            connection.channel.eventLoop.flatSubmit {
+                connection.cancelRunningExchanges()
+                return connection.channel.close().recover { _ in }
+            }
+        }
+        EventLoopFuture.andAllComplete(closed, on: anyEventLoop).whenComplete { _ in completion() }
+    }
+}
+
+/// How many connections the engine has: open now, opened and closed since it started. Read by
+/// gauges (see `ConnectionEngine.connectionCounts`).
+struct ConnectionCounts: Sendable, Equatable {
+    var open = 0
+    var opened = 0
+    var closed = 0
+}

@@ -1,0 +1,395 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+
+/// What an `ExchangeHandler` serves: a kept-alive HTTP/1.1 connection or one HTTP/2 stream.
+/// Called on the event loop.
+protocol ExchangeHandlerOwner: AnyObject {
+    /// The exchange ended with its whole response; `reusable` says whether another exchange may
+    /// follow on the same connection. Called before the exchange reports its completion, so that
+    /// the next request already finds the connection free.
+    func exchangeHandlerDidFinish(_ handler: ExchangeHandler, reusable: Bool)
+}
+
+/// Drives one exchange at a time through the `TransportEvents` contract, on an HTTP/1.1
+/// connection (one exchange after another) or on an HTTP/2 stream (one exchange): it writes the
+/// request head and streams the body with backpressure, delivers the response head and body
+/// parts, holds socket reads while the consumer has paused reading, and enforces the idle gap
+/// and the resource deadline.
+///
+/// Parts decoded while reading is paused wait in `held`, and the socket is not read again
+/// (`read` is held back), so backpressure reaches the server.
+final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundIn = HTTPClientRequestPart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    weak var owner: (any ExchangeHandlerOwner)?
+    private let clock: any EngineClock
+    private var context: ChannelHandlerContext?
+    /// This handler, bound to its event loop, as exchanges and tasks hold it.
+    private(set) var bound: NIOLoopBound<ExchangeHandler>?
+
+    // The current exchange and what it has seen so far.
+    private(set) var exchange: EngineExchange?
+    private var sawResponseBytes = false
+    private var isInformational = false
+    private var responseKeepsAlive = true
+    private var requestWantsClose = false
+    private var requestSent = false
+    private var bytesSent: Int64 = 0
+    private var onReusedConnection = false
+    private var lastActivity = NIODeadline.uptimeNanoseconds(0)
+    private var idleTimeout = TimeAmount.seconds(60)
+    private var idleTimer: Scheduled<Void>?
+    private var deadlineTimer: Scheduled<Void>?
+    private var held = CircularBuffer<HTTPClientResponsePart>()
+    private var heldRead = false
+    private var bodyTask: Task<Void, Never>?
+    private var writable: EventLoopPromise<Void>?
+    /// The connection ended while a complete response was still held for a paused consumer.
+    private var channelEnded = false
+    /// Exchanges started on this connection or stream.
+    private(set) var startedExchanges = 0
+
+    init(clock: any EngineClock) {
+        self.clock = clock
+    }
+
+    // MARK: Channel events
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if let exchange, !held.isEmpty || exchange.holdsDelivery() {
+            heldRead = true
+        } else {
+            context.read()
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let part = unwrapInboundIn(data)
+        guard let exchange else {
+            // Bytes with no exchange to answer are not a response to anything: a connection that
+            // sends them cannot be trusted with the next request.
+            context.close(promise: nil)
+            return
+        }
+        lastActivity = clock.now
+        if !held.isEmpty || exchange.holdsDelivery() {
+            held.append(part)
+        } else {
+            deliver(part, of: exchange)
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, let writable {
+            self.writable = nil
+            writable.succeed()
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let exchange, !heldResponseIsComplete {
+            connectionFailed(exchange, error: error)
+        }
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if let writable {
+            self.writable = nil
+            writable.fail(ChannelError.ioOnClosedChannel)
+        }
+        if let exchange {
+            if heldResponseIsComplete {
+                // Delivered when the consumer resumes; the connection is not reused.
+                channelEnded = true
+            } else {
+                connectionFailed(exchange, error: ChannelError.eof)
+            }
+        }
+        context.fireChannelInactive()
+    }
+
+    private var heldResponseIsComplete: Bool {
+        held.contains { if case .end = $0 { true } else { false } }
+    }
+
+    // MARK: Starting
+
+    /// Runs `exchange` here. `reused` says whether the connection carried exchanges before, which
+    /// allows one retry on a new connection if it proves dead before any response byte.
+    func start(_ exchange: EngineExchange, reused: Bool) {
+        guard let context, let bound, context.channel.isActive, self.exchange == nil else {
+            // The connection died between the pool's choice and now.
+            if reused, exchange.bodyIsReplayable, exchange.prepareRetry() {
+                exchange.pool.retry(exchange)
+            } else {
+                exchange.finish(error: exchange.failure(.networkConnectionLost))
+            }
+            return
+        }
+        guard exchange.attach(to: bound) else {
+            // Cancelled or timed out while the connection was being handed over.
+            owner?.exchangeHandlerDidFinish(self, reusable: true)
+            return
+        }
+        startedExchanges += 1
+        self.exchange = exchange
+        sawResponseBytes = false
+        isInformational = false
+        responseKeepsAlive = true
+        requestSent = false
+        bytesSent = 0
+        onReusedConnection = reused
+        channelEnded = false
+        let request = exchange.request
+        let now = clock.now
+        lastActivity = now
+        idleTimeout = .lupineSeconds(request.idleTimeout)
+        armIdleTimer(at: now + idleTimeout, for: exchange)
+        if let deadline = request.deadline {
+            let remaining = TimeAmount.lupineSeconds(deadline.timeIntervalSinceNow)
+            deadlineTimer = clock.schedule(on: context.eventLoop, at: now + remaining) {
+                bound.value.fail(exchange, with: exchange.failure(.timedOut))
+            }
+        }
+        let head = RequestHead.make(for: request, key: exchange.key)
+        requestWantsClose = head.headers[canonicalForm: "connection"].contains { $0.lupineEqualsIgnoringASCIICase("close") }
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        switch request.body {
+        case nil:
+            writeEnd(of: exchange)
+        case let .data(data):
+            if !data.isEmpty {
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(data: data)))), promise: nil)
+                bytesSent = Int64(data.count)
+            }
+            writeEnd(of: exchange)
+        case let .file(fileURL):
+            context.flush()
+            let reader = FileChunkReader(url: fileURL)
+            streamBody(of: exchange) { try reader.next() }
+        case let .stream(_, nextChunk):
+            context.flush()
+            streamBody(of: exchange, nextChunk: nextChunk)
+        }
+        context.read()
+    }
+
+    // MARK: Request body
+
+    private func writeEnd(of exchange: EngineExchange) {
+        guard let context, self.exchange === exchange else { return }
+        let written = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: written)
+        written.futureResult.assumeIsolated().whenSuccess { [self] in
+            guard self.exchange === exchange else { return }
+            requestSent = true
+            lastActivity = clock.now
+            if bytesSent > 0 {
+                exchange.events.transportDidSendBodyBytes(exchange, totalBytesSent: bytesSent,
+                                                          totalBytesExpectedToSend: exchange.request.body?.knownLength)
+            }
+            exchange.events.transportDidSendRequest(exchange)
+        }
+    }
+
+    /// Sends the chunks `nextChunk` produces, each as soon as the previous one is handed to the
+    /// socket and the channel stays writable: chunk production and writing overlap, and a slow
+    /// peer (the channel turning unwritable) holds the producer back.
+    private func streamBody(of exchange: EngineExchange, nextChunk: @escaping @Sendable () async throws -> Data?) {
+        guard let bound else { return }
+        let eventLoop = bound.eventLoop
+        bodyTask = Task {
+            do {
+                while let chunk = try await nextChunk() {
+                    if chunk.isEmpty { continue }
+                    try await eventLoop.flatSubmit { bound.value.writeBodyChunk(chunk, of: exchange) }.get()
+                }
+                eventLoop.execute { bound.value.writeEnd(of: exchange) }
+            } catch {
+                eventLoop.execute { bound.value.bodyFailed(error, of: exchange) }
+            }
+        }
+    }
+
+    private func writeBodyChunk(_ chunk: Data, of exchange: EngineExchange) -> EventLoopFuture<Void> {
+        guard let context, self.exchange === exchange else {
+            return (context?.eventLoop ?? exchange.pool.anyEventLoop).makeFailedFuture(CancellationError())
+        }
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(data: chunk)))), promise: nil)
+        bytesSent += Int64(chunk.count)
+        lastActivity = clock.now
+        exchange.events.transportDidSendBodyBytes(exchange, totalBytesSent: bytesSent,
+                                                  totalBytesExpectedToSend: exchange.request.body?.knownLength)
+        if context.channel.isWritable { return context.eventLoop.makeSucceededVoidFuture() }
+        let writable = self.writable ?? context.eventLoop.makePromise(of: Void.self)
+        self.writable = writable
+        return writable.futureResult
+    }
+
+    private func bodyFailed(_ error: any Error, of exchange: EngineExchange) {
+        guard self.exchange === exchange else { return }
+        fail(exchange, with: EngineErrors.urlError(for: error, url: exchange.request.url, authority: exchange.key.authority))
+    }
+
+    // MARK: Response
+
+    private func deliver(_ part: HTTPClientResponsePart, of exchange: EngineExchange) {
+        switch part {
+        case let .head(head):
+            sawResponseBytes = true
+            // 1xx answers other than 101 precede the real response.
+            if head.status.code >= 100, head.status.code < 200, head.status.code != 101 {
+                isInformational = true
+                return
+            }
+            if head.status.code == 407, exchange.key.sendsAbsoluteForm {
+                // The proxy, not the origin, wants credentials: reported as for a refused tunnel,
+                // so that Session answers the challenge the same way for http and https.
+                fail(exchange, with: EngineErrors.urlError(for: EngineError.proxyAuthenticationRequired,
+                                                           url: exchange.request.url, authority: exchange.key.authority))
+                return
+            }
+            responseKeepsAlive = head.isKeepAlive
+            let transportHead = TransportResponseHead(statusCode: Int(head.status.code),
+                                                      httpVersion: Self.versionText(head.version),
+                                                      headerFields: head.headers.map { HTTPHeader(name: $0.name, value: $0.value) })
+            exchange.events.transportDidReceive(exchange, head: transportHead)
+        case let .body(buffer):
+            // The Data shares the buffer's storage instead of copying it.
+            let bodyPart = buffer.getData(at: buffer.readerIndex, length: buffer.readableBytes, byteTransferStrategy: .noCopy) ?? Data()
+            exchange.events.transportDidReceive(exchange, bodyPart: bodyPart)
+        case .end:
+            if isInformational {
+                isInformational = false
+                return
+            }
+            finish(exchange)
+        }
+    }
+
+    private static func versionText(_ version: HTTPVersion) -> String {
+        switch (version.major, version.minor) {
+        case (1, 1): "HTTP/1.1"
+        case (2, 0): "HTTP/2.0"
+        case (1, 0): "HTTP/1.0"
+        default: "HTTP/\(version.major).\(version.minor)"
+        }
+    }
+
+    /// The consumer resumed reading: parts held meanwhile are delivered, then the socket is read.
+    func resumeDelivery(of exchange: EngineExchange) {
+        guard self.exchange === exchange else { return }
+        lastActivity = clock.now
+        while self.exchange === exchange, !held.isEmpty, !exchange.holdsDelivery() {
+            deliver(held.removeFirst(), of: exchange)
+        }
+        guard self.exchange === exchange, held.isEmpty, heldRead, !exchange.holdsDelivery() else { return }
+        heldRead = false
+        context?.read()
+    }
+
+    // MARK: Ending
+
+    private func finish(_ exchange: EngineExchange) {
+        let reusable = requestSent && responseKeepsAlive && !requestWantsClose && !channelEnded && held.isEmpty
+            && (context?.channel.isActive ?? false)
+        endExchange()
+        owner?.exchangeHandlerDidFinish(self, reusable: reusable)
+        if !reusable { context?.close(promise: nil) }
+        exchange.finish(error: nil)
+    }
+
+    /// Ends `exchange` with `error` (cancel, timeout, broken response); its connection or stream
+    /// closes, since the rest of the response would otherwise be read as the next one.
+    func fail(_ exchange: EngineExchange, with error: URLError) {
+        guard self.exchange === exchange else { return }
+        endExchange()
+        context?.close(promise: nil)
+        exchange.finish(error: error)
+    }
+
+    /// Closes the connection or stream this handler serves.
+    func closeChannel() {
+        context?.close(promise: nil)
+    }
+
+    func cancel(_ exchange: EngineExchange) {
+        fail(exchange, with: exchange.failure(.cancelled))
+    }
+
+    /// The connection failed under `exchange`. A reused connection that died before any response
+    /// byte was most likely closed by the server while idle: the request goes out once more on a
+    /// new connection, as URLSession does.
+    private func connectionFailed(_ exchange: EngineExchange, error: any Error) {
+        let retry = onReusedConnection && !sawResponseBytes && exchange.bodyIsReplayable && Self.isConnectionLoss(error)
+        endExchange()
+        if retry, exchange.prepareRetry() {
+            exchange.pool.retry(exchange)
+            return
+        }
+        exchange.finish(error: EngineErrors.urlError(for: error, url: exchange.request.url, authority: exchange.key.authority))
+    }
+
+    private static func isConnectionLoss(_ error: any Error) -> Bool {
+        EngineErrors.code(for: error) == .networkConnectionLost
+    }
+
+    private func endExchange() {
+        exchange = nil
+        idleTimer?.cancel()
+        deadlineTimer?.cancel()
+        idleTimer = nil
+        deadlineTimer = nil
+        bodyTask?.cancel()
+        bodyTask = nil
+        held.removeAll()
+        if let writable {
+            self.writable = nil
+            writable.fail(CancellationError())
+        }
+        if heldRead {
+            heldRead = false
+            context?.read()
+        }
+    }
+
+    // MARK: Idle gap
+
+    private func armIdleTimer(at deadline: NIODeadline, for exchange: EngineExchange) {
+        guard let context, let bound else { return }
+        idleTimer = clock.schedule(on: context.eventLoop, at: deadline) {
+            bound.value.idleTimerFired(for: exchange)
+        }
+    }
+
+    private func idleTimerFired(for exchange: EngineExchange) {
+        guard self.exchange === exchange else { return }
+        let now = clock.now
+        if exchange.isPaused {
+            // A body paused by its consumer is not a quiet server: the gap restarts on resume.
+            armIdleTimer(at: now + idleTimeout, for: exchange)
+        } else if lastActivity + idleTimeout > now {
+            armIdleTimer(at: lastActivity + idleTimeout, for: exchange)
+        } else {
+            fail(exchange, with: exchange.failure(.timedOut))
+        }
+    }
+}

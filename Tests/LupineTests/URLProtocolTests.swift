@@ -1,0 +1,200 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Lupine
+import LupineTestServer
+import Testing
+
+/// URLProtocol classes answering requests in place of the network, through Lupine's pipeline.
+@Suite struct URLProtocolTests {
+    private static let json = Data(#"{"name":"stubbed"}"#.utf8)
+
+    @Test func aConfiguredProtocolAnswersThroughTheWholePipeline() async throws {
+        let host = StubURLProtocol.host()
+        host.stub("/item", .respond(status: 200, headers: ["Content-Type": "application/json"], chunks: [Self.json.prefix(5), Self.json.dropFirst(5)]))
+        let monitor = TaskLoggingMonitor()
+        let adapter = Adapter { request, _, completion in
+            var request = request
+            request.setValue("Bearer token", forHTTPHeaderField: "Authorization")
+            completion(.success(request))
+        }
+        let session = Session(configuration: .stubbed(), interceptor: adapter, eventMonitors: [monitor])
+        let request = session.request(host.url("/item"))
+        let response = await request.validate().serializingDecodable(StubbedItem.self).response
+        #expect(response.value == StubbedItem(name: "stubbed"))
+        #expect(response.response?.statusCode == 200)
+        let seen = try #require(host.requests.first)
+        // The adapter ran; the protocol loaded its canonical request.
+        #expect(seen.value(forHTTPHeaderField: "Authorization") == "Bearer token")
+        #expect(seen.value(forHTTPHeaderField: "X-Canonical") == "yes")
+        // The protocol's task is the request's task.
+        #expect(host.protocolTasks.first??.taskIdentifier == request.task?.taskIdentifier)
+        #expect(host.protocolTasks.first ?? nil === request.task)
+        #expect(await waitUntil { monitor.names.contains("requestDidFinish") })
+        #expect(monitor.names.contains("didSendURLRequest"))
+        #expect(monitor.names.contains("didCompleteTask(nil)"))
+        withExtendedLifetime(session) {}
+    }
+
+    @Test func validationAndRetriesApplyToStubbedResponses() async throws {
+        let host = StubURLProtocol.host()
+        host.stub("/flaky", .respond(status: 503))
+        let retrier = Retrier { request, _, _, completion in
+            if request.retryCount == 0 { host.stub("/flaky", .respond(status: 200, chunks: [Data("ok".utf8)])) }
+            completion(request.retryCount == 0 ? .retry : .doNotRetry)
+        }
+        let session = Session(configuration: .stubbed(), interceptor: retrier)
+        let request = session.request(host.url("/flaky"))
+        let response = await request.validate().serializingString().response
+        #expect(response.value == "ok")
+        #expect(request.retryCount == 1)
+        #expect(host.requests.count == 2)
+
+        host.stub("/missing", .respond(status: 404))
+        let rejected = await session.request(host.url("/missing")).validate().serializingData().response
+        #expect(rejected.error?.responseCode == 404)
+        withExtendedLifetime(session) {}
+    }
+
+    @Test func requestsTheProtocolDeclinesGoToTheNetwork() async throws {
+        let server = try await testServer()
+        let host = StubURLProtocol.host()
+        let session = Session(configuration: .stubbed())
+        let response = await session.request(server.url("/get")).serializingDecodable(HTTPBinResponse.self).response
+        #expect(response.response?.statusCode == 200)
+        #expect(host.requests.isEmpty)
+        withExtendedLifetime(session) {}
+    }
+
+    @Test func aRegisteredClassAnswersUntilItIsUnregistered() async throws {
+        let host = RegisteredStubURLProtocol.host()
+        host.stub("/registered", .respond(status: 201, chunks: [Data("made".utf8)]))
+        URLProtocol.registerClass(RegisteredStubURLProtocol.self)
+        let session = Session()
+        let response = await session.request(host.url("/registered", scheme: "http")).serializingString().response
+        #expect(response.response?.statusCode == 201)
+        #expect(response.value == "made")
+        URLProtocol.unregisterClass(RegisteredStubURLProtocol.self)
+        // Back to the network: an unknown host cannot be reached.
+        let unstubbed = await session.request(host.url("/registered", scheme: "http")).serializingString().response
+        #expect(unstubbed.error?.isSessionTaskError == true)
+        #expect(host.requests.count == 1)
+        withExtendedLifetime(session) {}
+    }
+
+    @Test func theProtocolsErrorIsTheRequestsUnderlyingError() async throws {
+        struct StubFailure: Error, Equatable { let code: Int }
+        let host = StubURLProtocol.host()
+        host.stub("/custom", .fail(StubFailure(code: 7)))
+        host.stub("/offline", .fail(URLError(.notConnectedToInternet)))
+        let session = Session(configuration: .stubbed())
+        let custom = await session.request(host.url("/custom")).serializingData().response
+        #expect(custom.error?.isSessionTaskError == true)
+        #expect(custom.error?.underlyingError as? StubFailure == StubFailure(code: 7))
+        let offline = await session.request(host.url("/offline")).serializingData().response
+        #expect(offline.error?.sessionTaskURLErrorCode == .notConnectedToInternet)
+        withExtendedLifetime(session) {}
+    }
+
+    @Test func redirectsFromTheProtocolAreFollowedAndHandledLikeTheNetworks() async throws {
+        let host = StubURLProtocol.host()
+        host.stub("/old", .redirect(to: "/new", status: 301))
+        host.stub("/new", .respond(status: 200, chunks: [Data("moved".utf8)]))
+        let handled = Locked<Int?>(nil)
+        let redirector = Redirector.modify { _, request, response in
+            handled.withValue { $0 = response.statusCode }
+            return request
+        }
+        let session = Session(configuration: .stubbed())
+        let followed = await session.request(host.url("/old")).redirect(using: redirector).serializingString().response
+        #expect(followed.value == "moved")
+        #expect(followed.response?.url?.path == "/new")
+        #expect(handled.current == 301)
+        #expect(host.requests.map { $0.url?.path } == ["/old", "/new"])
+
+        let stopped = await session.request(host.url("/old")).redirect(using: .doNotFollow)
+            .serializingData(emptyResponseCodes: [301]).response
+        #expect(stopped.response?.statusCode == 301)
+        withExtendedLifetime(session) {}
+    }
+
+    @Test func aStoredResponseIsOfferedToTheProtocolWhichMayDeclareItValid() async throws {
+        let host = StubURLProtocol.host()
+        host.stub("/cached", .cachedOr(status: 200, headers: ["Cache-Control": "no-cache", "ETag": "\"v1\""], body: Data("first".utf8)))
+        let configuration = URLSessionConfiguration.stubbed()
+        configuration.urlCache = URLCache(memoryCapacity: 1_000_000, diskCapacity: 0, diskPath: nil)
+        let session = Session(configuration: configuration)
+        let first = await session.request(host.url("/cached")).serializingString().response
+        #expect(first.value == "first")
+        let second = await session.request(host.url("/cached")).serializingString().response
+        #expect(second.value == "first")
+        #expect(host.requests.count == 2)
+        #expect(host.cachedResponses.first ?? nil == nil)
+        #expect((host.cachedResponses.last ?? nil)?.data == Data("first".utf8))
+        // The revalidation was conditional, as it is on the network.
+        #expect(host.requests.last?.value(forHTTPHeaderField: "If-None-Match") == "\"v1\"")
+        withExtendedLifetime(session) {}
+    }
+
+    @Test func anAuthenticationChallengeFailsWithAClearError() async throws {
+        let host = StubURLProtocol.host()
+        host.stub("/secret", .challenge)
+        let session = Session(configuration: .stubbed())
+        let response = await session.request(host.url("/secret")).serializingData().response
+        #expect(response.error?.sessionTaskURLErrorCode == .userAuthenticationRequired)
+        #expect(response.error?.localizedDescription.contains("authentication") == true)
+        withExtendedLifetime(session) {}
+    }
+
+    @Test func aPlainURLResponseBecomesA200WithItsMIMEType() async throws {
+        let host = StubURLProtocol.host()
+        host.stub("/plain", .plain(mimeType: "text/plain", body: Data("hello".utf8)))
+        let session = Session(configuration: .stubbed())
+        let response = await session.request(host.url("/plain", scheme: "mock")).validate(contentType: ["text/plain"])
+            .serializingString().response
+        #expect(response.value == "hello")
+        #expect(response.response?.statusCode == 200)
+        withExtendedLifetime(session) {}
+    }
+
+    @Test func uploadsAndDownloadsAreStubbedToo() async throws {
+        let host = StubURLProtocol.host()
+        host.stub("/upload", .respond(status: 200))
+        host.stub("/file", .respond(status: 200, chunks: [Data("file body".utf8)]))
+        let session = Session(configuration: .stubbed())
+        _ = await session.upload(Data("sent body".utf8), to: host.url("/upload")).serializingData(emptyResponseCodes: [200]).response
+        #expect(host.requests.first?.httpBody == Data("sent body".utf8))
+        #expect(host.requests.first?.httpMethod == "POST")
+
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let download = await session.download(host.url("/file"), to: { _, _ in (scratch.file("body"), []) })
+            .serializingDownloadedFileURL().response
+        #expect(contents(of: download.value) == Data("file body".utf8))
+        withExtendedLifetime(session) {}
+    }
+
+    @Test func aSilentProtocolTimesOutAndIsStopped() async throws {
+        let host = StubURLProtocol.host()
+        host.stub("/silent", .silence)
+        let session = Session(configuration: .stubbed())
+        let response = await session.request(host.url("/silent"), requestModifier: { $0.timeoutInterval = 0.3 })
+            .serializingData().response
+        #expect(response.error?.sessionTaskURLErrorCode == .timedOut)
+        #expect(await waitUntil { host.stopCount == 1 })
+
+        let cancelled = session.request(host.url("/silent"))
+        cancelled.resume()
+        #expect(await waitUntil { host.requests.count == 2 })
+        cancelled.cancel()
+        let cancelledResponse = await cancelled.serializingData().response
+        #expect(cancelledResponse.error?.isExplicitlyCancelledError == true)
+        #expect(await waitUntil { host.stopCount == 2 })
+        withExtendedLifetime(session) {}
+    }
+}
+
+private struct StubbedItem: Decodable, Equatable, Sendable {
+    let name: String
+}
