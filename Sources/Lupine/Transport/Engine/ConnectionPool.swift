@@ -21,6 +21,8 @@ final class ConnectionPool: Sendable {
         var counts = ConnectionCounts()
         /// Every open connection, for shutdown.
         var connections: [Int: any PooledConnection] = [:]
+        /// Connections that switched protocols: open, but no longer counted in their key's entry.
+        var switched: Set<Int> = []
     }
 
     let clock: any EngineClock
@@ -178,7 +180,8 @@ final class ConnectionPool: Sendable {
             guard state.connections.removeValue(forKey: connection.id) != nil else { return (false, nil) }
             state.counts.open -= 1
             state.counts.closed += 1
-            guard !state.isShutDown, !connection.isDedicated else { return (false, state.counts) }
+            let leftBefore = state.switched.remove(connection.id) != nil
+            guard !state.isShutDown, !connection.isDedicated, !leftBefore else { return (false, state.counts) }
             let connect = state.entries[key]?.connectionDidClose(connection, limit: maximumConnectionsPerKey, wasCounted: true) ?? false
             return (connect, state.counts)
         }
@@ -200,6 +203,19 @@ final class ConnectionPool: Sendable {
         case let .some(exchange?):
             connection.run(exchange)
         }
+    }
+
+    /// `connection` switched protocols (a WebSocket): it leaves its key's entry, making room for
+    /// a new connection if exchanges wait, and stays open until it closes.
+    func connectionDidSwitchProtocols(_ connection: HTTP1Connection) {
+        let connect = state.withLock { state -> Bool in
+            guard state.connections[connection.id] != nil else { return false }
+            state.switched.insert(connection.id)
+            guard !state.isShutDown, !connection.isDedicated else { return false }
+            return state.entries[connection.key]?.connectionDidClose(connection, limit: maximumConnectionsPerKey, wasCounted: true) ?? false
+        }
+        logger.debug("connection switched protocols", metadata: ["connection": "\(connection.id)", "origin": "\(connection.key.authority)"])
+        if connect { openConnection(for: connection.key) }
     }
 
     /// Takes an idle connection out of the pool so that it can be closed; false when it is in use.

@@ -13,6 +13,12 @@ protocol ExchangeHandlerOwner: AnyObject {
     /// follow on the same connection. Called before the exchange reports its completion, so that
     /// the next request already finds the connection free.
     func exchangeHandlerDidFinish(_ handler: ExchangeHandler, reusable: Bool)
+
+    /// The server switched protocols for the exchange of `handler`: the connection leaves the
+    /// pool and `upgrade`'s handlers replace the HTTP ones, `handler` included. `switched` runs on
+    /// the event loop once they are in place, with false if that failed (the connection closes).
+    func exchangeHandler(_ handler: ExchangeHandler, switchesTo upgrade: any ProtocolUpgrade,
+                         switched: @escaping (Bool) -> Void)
 }
 
 /// Drives one exchange at a time through the `TransportEvents` contract, on an HTTP/1.1
@@ -38,6 +44,8 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private(set) var exchange: EngineExchange?
     private var sawResponseBytes = false
     private var isInformational = false
+    /// The server's 101 to an upgrade exchange, switched to once its end arrives.
+    private var switchingHead: HTTPResponseHead?
     private var responseKeepsAlive = true
     private var requestWantsClose = false
     private var requestSent = false
@@ -153,6 +161,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.exchange = exchange
         sawResponseBytes = false
         isInformational = false
+        switchingHead = nil
         responseKeepsAlive = true
         requestSent = false
         bytesSent = 0
@@ -169,7 +178,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 bound.value.fail(exchange, with: exchange.failure(.timedOut))
             }
         }
-        let head = RequestHead.make(for: request, key: exchange.key)
+        let head = RequestHead.make(for: request, key: exchange.key, upgrade: exchange.upgrade)
         requestWantsClose = head.headers[canonicalForm: "connection"].contains { $0.lupineEqualsIgnoringASCIICase("close") }
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         switch request.body {
@@ -267,11 +276,18 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                                                            url: exchange.request.url, authority: exchange.key.authority))
                 return
             }
-            responseKeepsAlive = head.isKeepAlive
-            let transportHead = TransportResponseHead(statusCode: Int(head.status.code),
-                                                      httpVersion: Self.versionText(head.version),
-                                                      headerFields: head.headers.map { HTTPHeader(name: $0.name, value: $0.value) })
-            exchange.events.transportDidReceive(exchange, head: transportHead)
+            // After a 101 the HTTP decoder stops: the connection cannot carry another exchange.
+            responseKeepsAlive = head.isKeepAlive && head.status != .switchingProtocols
+            if head.status == .switchingProtocols, let upgrade = exchange.upgrade {
+                if let rejection = upgrade.rejection(of: head) {
+                    exchange.events.transportDidReceive(exchange, head: Self.transportHead(head))
+                    fail(exchange, with: exchange.failure(.badServerResponse, rejection))
+                } else {
+                    switchingHead = head
+                }
+                return
+            }
+            exchange.events.transportDidReceive(exchange, head: Self.transportHead(head))
         case let .body(buffer):
             // The Data shares the buffer's storage instead of copying it.
             let bodyPart = buffer.getData(at: buffer.readerIndex, length: buffer.readableBytes, byteTransferStrategy: .noCopy) ?? Data()
@@ -281,7 +297,36 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 isInformational = false
                 return
             }
+            if let head = switchingHead, let upgrade = exchange.upgrade {
+                switchProtocols(exchange, to: upgrade, head: head)
+                return
+            }
             finish(exchange)
+        }
+    }
+
+    private static func transportHead(_ head: HTTPResponseHead) -> TransportResponseHead {
+        TransportResponseHead(statusCode: Int(head.status.code), httpVersion: versionText(head.version),
+                              headerFields: head.headers.map { HTTPHeader(name: $0.name, value: $0.value) })
+    }
+
+    /// The server accepted the upgrade: the connection leaves the exchange machinery (no idle
+    /// gap, no deadline) and carries the new protocol; the exchange completes when the upgrade
+    /// reports it.
+    private func switchProtocols(_ exchange: EngineExchange, to upgrade: any ProtocolUpgrade, head: HTTPResponseHead) {
+        endExchange()
+        guard let owner else {
+            context?.close(promise: nil)
+            exchange.finish(error: exchange.failure(.networkConnectionLost))
+            return
+        }
+        owner.exchangeHandler(self, switchesTo: upgrade) { switched in
+            guard switched else {
+                exchange.finish(error: exchange.failure(.networkConnectionLost))
+                return
+            }
+            exchange.events.transportDidReceive(exchange, head: Self.transportHead(head))
+            upgrade.didSwitch(head: head)
         }
     }
 
