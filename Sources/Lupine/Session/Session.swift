@@ -134,6 +134,12 @@ open class Session: @unchecked Sendable {
         tracing = instruments.tracing
         metrics = instruments.metrics
         self.transport = instruments.metrics.map { MeteredTransport(base: transport, metrics: $0) } ?? transport
+        if let metrics = instruments.metrics, let engine = transport as? ConnectionEngine {
+            // The gauge follows the engine's connections while the monitor lives.
+            engine.observeConnectionCounts { [weak metrics] counts in
+                metrics?.recordConnectionCounts(open: counts.open, opened: counts.opened, closed: counts.closed)
+            }
+        }
         self.configuration = configuration
         self.urlProtocolClasses = URLProtocolRegistry.userClasses(in: configuration)
         self.rootQueue = serialRootQueue

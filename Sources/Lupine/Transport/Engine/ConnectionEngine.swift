@@ -75,13 +75,14 @@ public final class ConnectionEngine: Transport {
 
     /// The engine's connections right now: open, and opened and closed since it was made.
     ///
-    /// A small hook for gauges: read it, or set `connectionCountsDidChange` to be told.
+    /// A small hook for gauges: read it, or add an observer with `observeConnectionCounts` to be told.
     var connectionCounts: ConnectionCounts {
         pool.counts
     }
 
-    /// Called, on an event loop, with the new counts each time a connection opens or closes.
-    func observeConnectionCounts(_ observer: (@Sendable (ConnectionCounts) -> Void)?) {
+    /// Adds `observer`, called on an event loop with the new counts each time a connection opens
+    /// or closes, for as long as the engine lives.
+    func observeConnectionCounts(_ observer: @escaping @Sendable (ConnectionCounts) -> Void) {
         pool.observeCounts(observer)
     }
 }

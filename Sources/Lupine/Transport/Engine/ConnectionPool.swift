@@ -32,8 +32,9 @@ final class ConnectionPool: Sendable {
     private let eventLoopGroup: any EventLoopGroup
     private let factory: ConnectionFactory
     private let state = Mutex(State())
-    /// Called with the new counts whenever a connection opens or closes (see `ConnectionCounts`).
-    private let countsObserver = Mutex<(@Sendable (ConnectionCounts) -> Void)?>(nil)
+    /// Called with the new counts whenever a connection opens or closes (see `ConnectionCounts`):
+    /// one per Session that records metrics on this engine.
+    private let countsObservers = Mutex<[@Sendable (ConnectionCounts) -> Void]>([])
 
     init(configuration: ConnectionEngine.Configuration) {
         clock = configuration.clock
@@ -283,12 +284,12 @@ final class ConnectionPool: Sendable {
         state.withLock { $0.counts }
     }
 
-    func observeCounts(_ observer: (@Sendable (ConnectionCounts) -> Void)?) {
-        countsObserver.withLock { $0 = observer }
+    func observeCounts(_ observer: @escaping @Sendable (ConnectionCounts) -> Void) {
+        countsObservers.withLock { $0.append(observer) }
     }
 
     private func report(_ counts: ConnectionCounts) {
-        countsObserver.withLock { $0 }?(counts)
+        for observer in countsObservers.withLock({ $0 }) { observer(counts) }
     }
 
     /// Fails waiting exchanges, cancels running ones and closes every connection; `completion`
