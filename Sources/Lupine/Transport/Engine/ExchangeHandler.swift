@@ -50,6 +50,8 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var requestWantsClose = false
     private var requestSent = false
     private var bytesSent: Int64 = 0
+    /// The request body's length when known, read once (a file's is a `stat`).
+    private var expectedBodyBytes: Int64?
     private var onReusedConnection = false
     private var lastActivity = NIODeadline.uptimeNanoseconds(0)
     private var idleTimeout = TimeAmount.seconds(60)
@@ -58,7 +60,8 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var held = CircularBuffer<HTTPClientResponsePart>()
     private var heldRead = false
     private var bodyTask: Task<Void, Never>?
-    private var writable: EventLoopPromise<Void>?
+    /// The flow control of a streamed request body.
+    private var bodyStream: RequestBodyStream?
     /// The connection ended while a complete response was still held for a paused consumer.
     private var channelEnded = false
     /// Exchanges started on this connection or stream.
@@ -104,10 +107,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable, let writable {
-            self.writable = nil
-            writable.succeed()
-        }
+        bodyStream?.writabilityChanged(context.channel.isWritable)
         context.fireChannelWritabilityChanged()
     }
 
@@ -119,10 +119,6 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if let writable {
-            self.writable = nil
-            writable.fail(ChannelError.ioOnClosedChannel)
-        }
         if let exchange {
             if heldResponseIsComplete {
                 // Delivered when the consumer resumes; the connection is not reused.
@@ -165,6 +161,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         responseKeepsAlive = true
         requestSent = false
         bytesSent = 0
+        expectedBodyBytes = exchange.request.body?.knownLength
         onReusedConnection = reused
         channelEnded = false
         let request = exchange.request
@@ -192,11 +189,11 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             writeEnd(of: exchange)
         case let .file(fileURL):
             context.flush()
-            let reader = FileChunkReader(url: fileURL)
+            let reader = FileChunkReader(url: fileURL, allocator: context.channel.allocator)
             streamBody(of: exchange) { try reader.next() }
         case let .stream(_, nextChunk):
             context.flush()
-            streamBody(of: exchange, nextChunk: nextChunk)
+            streamBody(of: exchange) { try await nextChunk().map { ByteBuffer(data: $0) } }
         }
         context.read()
     }
@@ -213,44 +210,36 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             lastActivity = clock.now
             if bytesSent > 0 {
                 exchange.events.transportDidSendBodyBytes(exchange, totalBytesSent: bytesSent,
-                                                          totalBytesExpectedToSend: exchange.request.body?.knownLength)
+                                                          totalBytesExpectedToSend: expectedBodyBytes)
             }
             exchange.events.transportDidSendRequest(exchange)
         }
     }
 
-    /// Sends the chunks `nextChunk` produces, each as soon as the previous one is handed to the
-    /// socket and the channel stays writable: chunk production and writing overlap, and a slow
-    /// peer (the channel turning unwritable) holds the producer back.
-    private func streamBody(of exchange: EngineExchange, nextChunk: @escaping @Sendable () async throws -> Data?) {
+    /// Sends the chunks `nextChunk` produces, produced on a task of their own while the
+    /// previous ones travel to the socket; a slow peer holds the producer back (see
+    /// `RequestBodyStream`).
+    private func streamBody(of exchange: EngineExchange, nextChunk: @escaping @Sendable () async throws -> ByteBuffer?) {
         guard let bound else { return }
         let eventLoop = bound.eventLoop
+        let stream = RequestBodyStream()
+        bodyStream = stream
         bodyTask = Task {
-            do {
-                while let chunk = try await nextChunk() {
-                    if chunk.isEmpty { continue }
-                    try await eventLoop.flatSubmit { bound.value.writeBodyChunk(chunk, of: exchange) }.get()
-                }
-                eventLoop.execute { bound.value.writeEnd(of: exchange) }
-            } catch {
-                eventLoop.execute { bound.value.bodyFailed(error, of: exchange) }
-            }
+            await stream.run(nextChunk: nextChunk,
+                             write: { chunk in eventLoop.execute { bound.value.writeBodyChunk(chunk, of: exchange) } },
+                             end: { eventLoop.execute { bound.value.writeEnd(of: exchange) } },
+                             fail: { error in eventLoop.execute { bound.value.bodyFailed(error, of: exchange) } })
         }
     }
 
-    private func writeBodyChunk(_ chunk: Data, of exchange: EngineExchange) -> EventLoopFuture<Void> {
-        guard let context, self.exchange === exchange else {
-            return (context?.eventLoop ?? exchange.pool.anyEventLoop).makeFailedFuture(CancellationError())
-        }
-        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(data: chunk)))), promise: nil)
-        bytesSent += Int64(chunk.count)
+    private func writeBodyChunk(_ chunk: ByteBuffer, of exchange: EngineExchange) {
+        guard let context, self.exchange === exchange, let bodyStream else { return }
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(chunk))), promise: nil)
+        bytesSent += Int64(chunk.readableBytes)
         lastActivity = clock.now
         exchange.events.transportDidSendBodyBytes(exchange, totalBytesSent: bytesSent,
-                                                  totalBytesExpectedToSend: exchange.request.body?.knownLength)
-        if context.channel.isWritable { return context.eventLoop.makeSucceededVoidFuture() }
-        let writable = self.writable ?? context.eventLoop.makePromise(of: Void.self)
-        self.writable = writable
-        return writable.futureResult
+                                                  totalBytesExpectedToSend: expectedBodyBytes)
+        bodyStream.didWrite(channelIsWritable: context.channel.isWritable)
     }
 
     private func bodyFailed(_ error: any Error, of exchange: EngineExchange) {
@@ -405,11 +394,9 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         deadlineTimer = nil
         bodyTask?.cancel()
         bodyTask = nil
+        bodyStream?.cancel()
+        bodyStream = nil
         held.removeAll()
-        if let writable {
-            self.writable = nil
-            writable.fail(CancellationError())
-        }
         if heldRead {
             heldRead = false
             context?.read()
