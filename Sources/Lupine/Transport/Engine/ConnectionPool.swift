@@ -140,13 +140,13 @@ final class ConnectionPool: Sendable {
         let key = connection.key
         logger.debug("connection open", metadata: ["connection": "\(connection.id)", "origin": "\(key.authority)",
                                                    "protocol": "\(connection is HTTP2Connection ? "h2" : "http/1.1")"])
-        let (assigned, counts) = state.withLock { state -> ([EngineExchange], ConnectionCounts?) in
-            guard !state.isShutDown else { return ([], nil) }
+        let (assigned, connects, counts) = state.withLock { state -> ([EngineExchange], Int, ConnectionCounts?) in
+            guard !state.isShutDown else { return ([], 0, nil) }
             state.connections[connection.id] = connection
             state.counts.open += 1
             state.counts.opened += 1
-            let assigned = state.entries[key, default: PoolEntry()].connectionDidOpen(connection)
-            return (assigned, state.counts)
+            let (assigned, connects) = state.entries[key, default: PoolEntry()].connectionDidOpen(connection, limit: maximumConnectionsPerKey)
+            return (assigned, connects, state.counts)
         }
         guard let counts else {
             connection.channel.close(promise: nil)
@@ -160,6 +160,7 @@ final class ConnectionPool: Sendable {
             http1.channel.eventLoop.execute { http1.becameIdle() }
         }
         for exchange in assigned { connection.run(exchange) }
+        for _ in 0..<connects { openConnection(for: key) }
     }
 
     private func connectionFailed(key: ConnectionKey, id: Int, error: any Error) {

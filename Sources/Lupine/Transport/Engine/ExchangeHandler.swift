@@ -46,6 +46,12 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var isInformational = false
     /// The server's 101 to an upgrade exchange, switched to once its end arrives.
     private var switchingHead: HTTPResponseHead?
+    /// The response ended in the read being handled: the exchange finishes once that read is done
+    /// (`channelReadComplete`), so that bytes the server sent past the response in the same read
+    /// close the connection instead of being taken for the next exchange's response.
+    private var endPending = false
+    /// `deliver` runs for a part just read (not one held for a paused consumer).
+    private var deliveringRead = false
     private var responseKeepsAlive = true
     private var requestWantsClose = false
     private var requestSent = false
@@ -98,12 +104,27 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             context.close(promise: nil)
             return
         }
+        if endPending {
+            // Past the end of the response: the connection is not reused.
+            responseKeepsAlive = false
+            return
+        }
         lastActivity = clock.now
         if !held.isEmpty || exchange.holdsDelivery() {
             held.append(part)
         } else {
+            deliveringRead = true
             deliver(part, of: exchange)
+            deliveringRead = false
         }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if endPending, let exchange {
+            endPending = false
+            finish(exchange)
+        }
+        context.fireChannelReadComplete()
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -112,14 +133,22 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let exchange, !heldResponseIsComplete {
+        if endPending, let exchange {
+            // The response was whole; what came after it is not.
+            endPending = false
+            responseKeepsAlive = false
+            finish(exchange)
+        } else if let exchange, !heldResponseIsComplete {
             connectionFailed(exchange, error: error)
         }
         context.close(promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if let exchange {
+        if endPending, let exchange {
+            endPending = false
+            finish(exchange)
+        } else if let exchange {
             if heldResponseIsComplete {
                 // Delivered when the consumer resumes; the connection is not reused.
                 channelEnded = true
@@ -158,6 +187,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         sawResponseBytes = false
         isInformational = false
         switchingHead = nil
+        endPending = false
         responseKeepsAlive = true
         requestSent = false
         bytesSent = 0
@@ -288,9 +318,11 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             }
             if let head = switchingHead, let upgrade = exchange.upgrade {
                 switchProtocols(exchange, to: upgrade, head: head)
-                return
+            } else if deliveringRead {
+                endPending = true
+            } else {
+                finish(exchange)
             }
-            finish(exchange)
         }
     }
 
@@ -388,6 +420,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func endExchange() {
         exchange = nil
+        endPending = false
         idleTimer?.cancel()
         deadlineTimer?.cancel()
         idleTimer = nil
