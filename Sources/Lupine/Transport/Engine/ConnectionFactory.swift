@@ -87,7 +87,8 @@ struct ConnectionFactory: Sendable {
             .flatMap { negotiated in
                 connected.flatMapThrowing { channel -> any PooledConnection in
                     let pipeline = channel.pipeline.syncOperations
-                    pipeline.removeHandler(boundSetup.value, promise: nil)
+                    // Removed once the HTTP handlers are in place: it hands them what it held meanwhile.
+                    defer { pipeline.removeHandler(boundSetup.value, promise: nil) }
                     if key.usesTLS {
                         logger.debug("TLS handshake done", metadata: ["connection": "\(id)", "origin": "\(key.authority)",
                                                                       "alpn": "\(negotiated == .http2 ? "h2" : "http/1.1")"])

@@ -105,6 +105,17 @@ final class HTTP2Connection: PooledConnection, ExchangeHandlerOwner, @unchecked 
             if let exchange = handler.exchange { handler.cancel(exchange) }
         }
     }
+
+    /// The peer broke the protocol of the connection (a connection error: swift-nio-http2 sent
+    /// GOAWAY but leaves the connection open): every running stream fails with that error at once,
+    /// instead of waiting for its timeout, and the connection closes.
+    func connectionErrorCaught(_ error: any Error) {
+        for handler in running.values {
+            guard let exchange = handler.exchange else { continue }
+            handler.fail(exchange, with: EngineErrors.urlError(for: error, url: exchange.request.url, authority: key.authority))
+        }
+        channel.close(promise: nil)
+    }
 }
 
 /// Reads the connection-level frames an HTTP/2 connection's pool cares about: the peer's limit
@@ -134,5 +145,9 @@ final class HTTP2SettingsWatcher: ChannelInboundHandler {
             break
         }
         context.fireChannelRead(data)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        connection.connectionErrorCaught(error)
     }
 }
