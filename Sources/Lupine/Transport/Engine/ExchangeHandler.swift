@@ -217,10 +217,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case nil:
             writeEnd(of: exchange)
         case let .data(data):
-            if !data.isEmpty {
-                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(data: data)))), promise: nil)
-                bytesSent = Int64(data.count)
-            }
+            writeBody(data, context: context)
             writeEnd(of: exchange)
         case let .file(fileURL):
             context.flush()
@@ -234,6 +231,29 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     // MARK: Request body
+
+    /// Bodies in memory above this size are copied and written in slices of it, each flushed at
+    /// once: the socket sends one slice while the next is copied, and no slice is large enough
+    /// for the allocator to map fresh pages for it.
+    private static let dataBodySlice = 64 * 1024
+
+    private func writeBody(_ data: Data, context: ChannelHandlerContext) {
+        guard !data.isEmpty else { return }
+        guard data.count > Self.dataBodySlice else {
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(data: data)))), promise: nil)
+            bytesSent = Int64(data.count)
+            return
+        }
+        var start = data.startIndex
+        while start < data.endIndex {
+            let end = min(start + Self.dataBodySlice, data.endIndex)
+            var slice = context.channel.allocator.buffer(capacity: end - start)
+            slice.writeBytes(data[start..<end])
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(slice))), promise: nil)
+            start = end
+        }
+        bytesSent = Int64(data.count)
+    }
 
     private func writeEnd(of exchange: EngineExchange) {
         guard let context, self.exchange === exchange else { return }
