@@ -124,7 +124,7 @@ public class DataRequest: Request, @unchecked Sendable {
             if case let .failure(error) = result {
                 self.error = error.asAFError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
             }
-            self.notify { $0.request(self, didValidateRequest: request, response: response, data: data, withResult: result) }
+            self.notify(.didValidateData) { $0.request(self, didValidateRequest: request, response: response, data: data, withResult: result) }
         }
         dataState.withLockedValue { $0.validators.append(validator) }
         return self

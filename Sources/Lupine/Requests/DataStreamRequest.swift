@@ -205,7 +205,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
             if case let .failure(error) = result {
                 self.error = error.asAFError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
             }
-            self.notify { $0.request(self, didValidateRequest: request, response: response, withResult: result) }
+            self.notify(.didValidateStream) { $0.request(self, didValidateRequest: request, response: response, withResult: result) }
         }
         streamState.withLockedValue { $0.validators.append(validator) }
         return self

@@ -180,7 +180,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             if case let .failure(error) = result {
                 self.error = error.asAFError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
             }
-            self.notify { $0.request(self, didValidateRequest: request, response: response, fileURL: fileURL, withResult: result) }
+            self.notify(.didValidateDownload) { $0.request(self, didValidateRequest: request, response: response, fileURL: fileURL, withResult: result) }
         }
         downloadState.withLockedValue { $0.validators.append(validator) }
         return self

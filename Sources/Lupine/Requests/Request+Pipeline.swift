@@ -15,24 +15,24 @@ extension Request {
             state.requests.append(urlRequest)
             state.machine.urlRequestCreated(at: now)
         }
-        notify { $0.request(self, didCreateInitialURLRequest: urlRequest) }
+        notify(.didCreateInitialURLRequest) { $0.request(self, didCreateInitialURLRequest: urlRequest) }
     }
 
     func didFailToCreateURLRequest(with error: AFError) {
         self.error = error
-        notify { $0.request(self, didFailToCreateURLRequestWithError: error) }
+        notify(.didFailToCreateURLRequest) { $0.request(self, didFailToCreateURLRequestWithError: error) }
         callCURLHandler()
         failSetup(with: error)
     }
 
     func didAdaptInitialRequest(_ initialRequest: URLRequest, to adaptedRequest: URLRequest) {
         mutableState.withLockedValue { $0.requests.append(adaptedRequest) }
-        notify { $0.request(self, didAdaptInitialRequest: initialRequest, to: adaptedRequest) }
+        notify(.didAdaptInitialRequest) { $0.request(self, didAdaptInitialRequest: initialRequest, to: adaptedRequest) }
     }
 
     func didFailToAdaptURLRequest(_ initialRequest: URLRequest, withError error: AFError) {
         self.error = error
-        notify { $0.request(self, didFailToAdaptURLRequest: initialRequest, withError: error) }
+        notify(.didFailToAdaptURLRequest) { $0.request(self, didFailToAdaptURLRequest: initialRequest, withError: error) }
         failSetup(with: error)
     }
 
@@ -53,7 +53,7 @@ extension Request {
         let (handler, transfer) = mutableState.withLockedValue { state in
             (state.urlRequestHandler, state.machine.urlRequestReady(urlRequest))
         }
-        notify { $0.request(self, didCreateURLRequest: urlRequest) }
+        notify(.didCreateURLRequest) { $0.request(self, didCreateURLRequest: urlRequest) }
         if let handler { handler.queue.async { handler.handler(urlRequest) } }
         callCURLHandler()
         switch transfer {
@@ -125,7 +125,7 @@ extension Request {
             Self.attemptTaskWillSend(sentRequest, in: &state)
         }
         // A redirect hop continues the attempt's exchange, as it continues a URLSession task.
-        if !isRedirectHop { notify { $0.requestDidResumeExchange(self) } }
+        if !isRedirectHop { notify(.didResumeExchange) { $0.requestDidResumeExchange(self) } }
         if let answer = proxyAuthorizationAnswer(for: transportRequest?.proxy) { transportRequest?.proxy?.authorization = answer }
         let exchange = RequestExchange(request: self, hopID: hopID, urlRequest: sentRequest, proxy: transportRequest?.proxy,
                                        cacheAction: cacheAction)
@@ -169,14 +169,14 @@ extension Request {
     func exchangeDidSendRequest(_ urlRequest: URLRequest) {
         let now = Date()
         mutableState.withLockedValue { $0.machine.requestSent(at: now) }
-        notify { $0.request(self, didSendURLRequest: urlRequest) }
+        notify(.didSendURLRequest) { $0.request(self, didSendURLRequest: urlRequest) }
     }
 
     /// A final (non-redirect) response head arrived.
     func exchangeDidReceive(_ response: HTTPURLResponse, head: TransportResponseHead, task: any TransportTask) {
         let now = Date()
         mutableState.withLockedValue { $0.machine.responseReceived(response, head: head, at: now) }
-        notify { $0.request(self, didReceiveResponse: response) }
+        notify(.didReceiveResponse) { $0.request(self, didReceiveResponse: response) }
         didReceiveResponseHead(response, task: task)
     }
 
@@ -257,7 +257,7 @@ extension Request {
             self.transferWillComplete(error: error)
             if error == nil { self.runValidators() }
             // After the validators, as Alamofire reports `didCompleteTask`.
-            self.notify { $0.request(self, didCompleteAttemptWithError: error, timeline: timeline) }
+            self.notify(.didCompleteAttempt) { $0.request(self, didCompleteAttemptWithError: error, timeline: timeline) }
             if let attempt { self.attemptTaskDidReportCompletion(attempt, error: transportError) }
             self.retryOrFinish(error: self.error)
         }
@@ -305,7 +305,7 @@ extension Request {
         uploadCounts.set(total: 0, completed: 0)
         downloadCounts.set(total: 0, completed: 0)
         resetForRetry()
-        notify { $0.requestIsRetrying(self) }
+        notify(.isRetrying) { $0.requestIsRetrying(self) }
         session?.setUpRetry(of: self)
     }
 
@@ -314,7 +314,7 @@ extension Request {
         let shouldFinish = mutableState.withLockedValue { $0.machine.beginFinishing(error: error) }
         guard shouldFinish else { return }
         attemptTaskDidEndWithoutExchange()
-        notify { $0.requestDidFinish(self) }
+        notify(.didFinish) { $0.requestDidFinish(self) }
         processNextResponseSerializer()
     }
 

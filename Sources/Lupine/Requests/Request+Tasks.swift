@@ -128,6 +128,7 @@ extension Request {
     /// made only if one does.
     func notifyTask(_ payload: TaskEventPayload, attempt number: Int) {
         sessionMonitor?.performTaskEvent(payload, for: self, task: { self.attemptTaskFacade(number) })
+        guard hasAddedMonitors.load(ordering: .acquiring) else { return }
         let added = mutableState.withLockedValue { $0.addedMonitors }
         guard !added.isEmpty else { return }
         let event = payload.event
@@ -135,7 +136,7 @@ extension Request {
             let queue = monitor.queue.resolvingLupineDefault(to: defaultQueue)
             if let notifications = monitor as? AlamofireNotifications {
                 if event.hasNotification { queue.async { notifications.post(event, for: self) } }
-            } else if TaskEventDefaults.defaults(for: type(of: monitor)) & event.bit == 0,
+            } else if MonitorEventDefaults.defaults(for: type(of: monitor)) & event.monitorEvent.bit == 0,
                       let task = attemptTaskFacade(number) {
                 queue.async { payload.deliver(to: monitor, about: self, task: task) }
             }

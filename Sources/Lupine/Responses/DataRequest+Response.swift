@@ -17,7 +17,7 @@ extension DataRequest {
                 let response = DataResponse(request: self.request, response: self.response, data: self.data, metrics: nil,
                                             serializationDuration: 0, result: result,
                                             timeline: self.timeline.serialized(at: Date()))
-                self.notify { $0.request(self, didParseResponse: response) }
+                self.notify(.didParseDataResponse) { $0.request(self, didParseResponse: response) }
                 self.responseSerializerDidComplete { queue.lupineAsync { completionHandler(response) } }
             }
         }
@@ -49,7 +49,7 @@ extension DataRequest {
                     let dataResponse = DataResponse(request: request, response: response, data: data, metrics: nil,
                                                     serializationDuration: end.timeIntervalSince(start), result: result,
                                                     timeline: self.timeline.serialized(at: end))
-                    self.notify { $0.request(self, didParseResponse: dataResponse) }
+                    self.notify(.didParseSerializedDataResponse) { $0.request(self, didParseResponse: dataResponse) }
                     self.completeSerialization(failure: dataResponse.error) { replacement in
                         let delivered = replacement.map { error in
                             DataResponse(request: request, response: response, data: data, metrics: nil,

@@ -90,7 +90,7 @@ extension DataStreamRequest {
                     error.asAFError ?? .responseSerializationFailed(reason: .customSerializationFailed(error: error))
                 }
                 self.underlyingQueue.async {
-                    self.notify { $0.request(self, didParseStream: result) }
+                    self.notify(.didParseStream) { $0.request(self, didParseStream: result) }
                     if case .failure = result, self.automaticallyCancelOnStreamError { self.cancel() }
                     emit(result)
                 }

@@ -22,7 +22,7 @@ extension DownloadRequest {
                 let response = DownloadResponse(request: self.request, response: self.response, fileURL: self.fileURL,
                                                 resumeData: self.resumeData, metrics: nil, serializationDuration: 0,
                                                 result: result, timeline: self.timeline.serialized(at: Date()))
-                self.notify { $0.request(self, didParseResponse: response) }
+                self.notify(.didParseDownloadResponse) { $0.request(self, didParseResponse: response) }
                 self.responseSerializerDidComplete { queue.lupineAsync { completionHandler(response) } }
             }
         }
@@ -55,7 +55,7 @@ extension DownloadRequest {
                                                             resumeData: resumeData, metrics: nil,
                                                             serializationDuration: end.timeIntervalSince(start),
                                                             result: result, timeline: self.timeline.serialized(at: end))
-                    self.notify { $0.request(self, didParseResponse: downloadResponse) }
+                    self.notify(.didParseSerializedDownloadResponse) { $0.request(self, didParseResponse: downloadResponse) }
                     self.completeSerialization(failure: downloadResponse.error) { replacement in
                         let delivered = replacement.map { error in
                             DownloadResponse(request: request, response: response, fileURL: fileURL,

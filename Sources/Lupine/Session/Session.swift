@@ -58,12 +58,14 @@ open class Session: @unchecked Sendable {
     /// True when `requestQueue` is the Session's own, which targets the root queue: URLRequests are
     /// then made on the root queue directly, saving a hand-off per request with the same ordering.
     let setsUpOnRootQueue: Bool
-    /// How retry delays are waited for; replaced in tests so that they do not sleep.
-    var delayScheduler: any DelayScheduler {
-        get { schedulerBox.withLockedValue { $0 } }
-        set { schedulerBox.withLockedValue { $0 = newValue } }
+    /// Where the Session reads the time and waits for delays (a retry's `retryWithDelay`): the
+    /// engine's kind of clock, so that one clock a test moves forward drives the engine's
+    /// deadlines and the Session's delays, and nothing sleeps.
+    var clock: any EngineClock {
+        get { clockBox.withLockedValue { $0 } }
+        set { clockBox.withLockedValue { $0 = newValue } }
     }
-    private let schedulerBox = NIOLockedValueBox<any DelayScheduler>(DispatchDelayScheduler())
+    private let clockBox = NIOLockedValueBox<any EngineClock>(SystemEngineClock())
     /// Requests made and not yet finished (read by setup and cleanup).
     let activeRequests = NIOLockedValueBox<Set<Request>>([])
     /// Whether the Session still takes requests (see `shutdown(gracePeriod:)`).
