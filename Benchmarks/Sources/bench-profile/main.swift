@@ -28,14 +28,25 @@ func contextSwitches() -> (voluntary: Int, involuntary: Int) {
     return (Int(usage.ru_nvcsw), Int(usage.ru_nivcsw))
 }
 
+/// User plus system CPU time of the whole process so far, in microseconds.
+func cpuMicroseconds() -> Int {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    let user = Int(usage.ru_utime.tv_sec) * 1_000_000 + Int(usage.ru_utime.tv_usec)
+    let system = Int(usage.ru_stime.tv_sec) * 1_000_000 + Int(usage.ru_stime.tv_usec)
+    return user + system
+}
+
 do {
     census.start()
     try await scenario.run(client, baseURL: baseURL, scale: scale)  // warm-up: connections, caches
     let switchesBefore = contextSwitches()
+    let cpuBefore = cpuMicroseconds()
     let start = ContinuousClock.now
     for _ in 0..<runs { try await scenario.run(client, baseURL: baseURL, scale: scale) }
     let elapsed = ContinuousClock.now - start
     let switchesAfter = contextSwitches()
+    let cpuAfter = cpuMicroseconds()
     let connections = census.stop()
 
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -51,6 +62,7 @@ do {
     }
     print("\(scenario.rawValue) \(client.name): \(runs) run(s), \(String(format: "%.3f", seconds)) s, \(rate), "
         + "context switches per request \(String(format: "%.2f", voluntary)) voluntary + \(String(format: "%.2f", involuntary)) involuntary, "
+        + "CPU per request \(String(format: "%.1f", Double(cpuAfter - cpuBefore) / Double(requests))) µs, "
         + "distinct TCP connections used (warm-up included) \(connections)")
 } catch {
     FileHandle.standardError.write(Data("bench-profile: \(error)\n".utf8))

@@ -17,17 +17,28 @@ public final class CompositeEventMonitor: EventMonitor {
     /// How each member takes the events (who implements what, who needs a facade task).
     private let audiences: [TaskEventAudience]
 
-    init(monitors: [any EventMonitor], queue: DispatchQueue, defaultMemberQueue: DispatchQueue) {
+    private let rootQueueRunner: RootQueueRunner?
+
+    /// `defaultMemberQueue` (where members that keep the default queue receive their events)
+    /// targets the Session's root queue: with `rootQueueRunner`, their events are delivered at
+    /// once when sent from the root queue, instead of waking a thread for them.
+    init(monitors: [any EventMonitor], queue: DispatchQueue, defaultMemberQueue: DispatchQueue,
+         rootQueueRunner: RootQueueRunner? = nil) {
         self.monitors = monitors
         self.queue = queue
         self.defaultMemberQueue = defaultMemberQueue
-        mailboxes = monitors.map { EventMailbox(queue: $0.queue.resolvingLupineDefault(to: defaultMemberQueue)) }
+        self.rootQueueRunner = rootQueueRunner
+        mailboxes = monitors.map { monitor in
+            let memberQueue = monitor.queue.resolvingLupineDefault(to: defaultMemberQueue)
+            return EventMailbox(queue: memberQueue, rootQueueRunner: memberQueue === defaultMemberQueue ? rootQueueRunner : nil)
+        }
         audiences = monitors.map(TaskEventAudience.init)
     }
 
     /// A composite with `monitors` appended after this one's members.
     func appending(_ extra: [any EventMonitor]) -> CompositeEventMonitor {
-        CompositeEventMonitor(monitors: monitors + extra, queue: queue, defaultMemberQueue: defaultMemberQueue)
+        CompositeEventMonitor(monitors: monitors + extra, queue: queue, defaultMemberQueue: defaultMemberQueue,
+                              rootQueueRunner: rootQueueRunner)
     }
 
     /// Delivers `event` (which calls the monitor method of `kind`) to the members that implement it.

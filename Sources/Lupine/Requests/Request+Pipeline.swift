@@ -253,13 +253,46 @@ extension Request {
         let (error, timeline) = mutableState.withLockedValue { state in
             (state.machine.transferCompleted(error: transportError, at: now), state.machine.timeline)
         }
-        underlyingQueue.async {
+        // On the transport's thread when the root queue is free: the rest of the request (validators,
+        // serializers, the caller's continuation) then costs no thread hand-off.
+        runForTransport {
             self.transferWillComplete(error: error)
             if error == nil { self.runValidators() }
             // After the validators, as Alamofire reports `didCompleteTask`.
             self.notify(.didCompleteAttempt) { $0.request(self, didCompleteAttemptWithError: error, timeline: timeline) }
             if let attempt { self.attemptTaskDidReportCompletion(attempt, error: transportError) }
             self.retryOrFinish(error: self.error)
+        }
+    }
+
+    // MARK: Queues
+
+    /// Runs `work` on the underlying (root) queue for a transport's event (see
+    /// `RootQueueRunner.runForTransport(_:)`).
+    func runForTransport(_ work: @escaping @Sendable () -> Void) {
+        if let runner = session?.rootQueueRunner {
+            runner.runForTransport(work)
+        } else {
+            underlyingQueue.async(execute: work)
+        }
+    }
+
+    /// Runs `work` on the underlying (root) queue: at once when already there, else dispatched.
+    func onUnderlyingQueue(_ work: @escaping @Sendable () -> Void) {
+        if let runner = session?.rootQueueRunner, runner.isCurrent {
+            work()
+        } else {
+            underlyingQueue.async(execute: work)
+        }
+    }
+
+    /// Runs `work` on the serialization queue: at once when on the root queue and the
+    /// serialization queue is the Session's own (it targets the root queue), else dispatched.
+    func onSerializationQueue(_ work: @escaping @Sendable () -> Void) {
+        if let session, session.serializesOnRootQueue, session.rootQueueRunner.isCurrent {
+            work()
+        } else {
+            serializationQueue.async(execute: work)
         }
     }
 

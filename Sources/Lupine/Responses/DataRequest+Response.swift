@@ -11,7 +11,7 @@ extension DataRequest {
     public func response(queue: DispatchQueue = .lupineDefault, completionHandler: @escaping @Sendable (AFDataResponse<Data?>) -> Void) -> Self {
         let queue = queue.resolvingLupineDefault(to: defaultQueue)
         appendResponseSerializer {
-            self.underlyingQueue.async {
+            self.onUnderlyingQueue {
                 let error = self.error
                 let result: AFResult<Data?> = error.map { .failure($0) } ?? .success(self.data)
                 let response = DataResponse(request: self.request, response: self.response, data: self.data, metrics: nil,
@@ -36,7 +36,7 @@ extension DataRequest {
         -> Self {
         let queue = queue.resolvingLupineDefault(to: defaultQueue)
         appendResponseSerializer {
-            self.serializationQueue.async {
+            self.onSerializationQueue {
                 let start = Date()
                 let request = self.request, response = self.response, data = self.data, error = self.error
                 let result = Result<Serializer.SerializedObject, any Error> {
@@ -45,7 +45,7 @@ extension DataRequest {
                     error.asAFError ?? .responseSerializationFailed(reason: .customSerializationFailed(error: error))
                 }
                 let end = Date()
-                self.underlyingQueue.async {
+                self.onUnderlyingQueue {
                     let dataResponse = DataResponse(request: request, response: response, data: data, metrics: nil,
                                                     serializationDuration: end.timeIntervalSince(start), result: result,
                                                     timeline: self.timeline.serialized(at: end))

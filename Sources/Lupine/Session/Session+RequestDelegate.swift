@@ -32,7 +32,7 @@ extension Session: RequestDelegate {
     /// Asks the combined interceptor whether `request` is retried; the answer arrives on `rootQueue`.
     public func retryResult(for request: Request, dueTo error: AFError, completion: @escaping @Sendable (RetryResult) -> Void) {
         guard let retrier = combinedInterceptor(for: request) else {
-            rootQueue.async { completion(.doNotRetry) }
+            onRootQueue { completion(.doNotRetry) }
             return
         }
         inRequestContext(of: request) {
