@@ -63,7 +63,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
 
     // MARK: Sink
 
-    override func didReceiveResponseHead(_ response: HTTPURLResponse, task: any TransportTask) {
+    override func didReceiveResponseHead(_ response: LazyHTTPResponse, task: any TransportTask) {
         let expected = response.expectedContentLength
         streamState.withLockedValue { state in
             state.receivedBytes = 0

@@ -173,10 +173,12 @@ extension Request {
     }
 
     /// A final (non-redirect) response head arrived.
-    func exchangeDidReceive(_ response: HTTPURLResponse, head: TransportResponseHead, task: any TransportTask) {
+    func exchangeDidReceive(_ response: LazyHTTPResponse, task: any TransportTask) {
         let now = Date()
-        mutableState.withLockedValue { $0.machine.responseReceived(response, head: head, at: now) }
-        notify(.didReceiveResponse) { $0.request(self, didReceiveResponse: response) }
+        mutableState.withLockedValue { $0.machine.responseReceived(response, at: now) }
+        notify(.didReceiveResponse) { monitor in
+            if let made = response.response { monitor.request(self, didReceiveResponse: made) }
+        }
         didReceiveResponseHead(response, task: task)
     }
 
@@ -186,7 +188,9 @@ extension Request {
 
     /// The hop ended: the next hop starts (a followed redirect, an answered challenge), or the
     /// transfer completes.
-    func exchangeDidComplete(hop hopID: Int, sentAs urlRequest: URLRequest, task: any TransportTask) {
+    /// `cacheOffer` offers a complete response from the network to the cache.
+    func exchangeDidComplete(hop hopID: Int, sentAs urlRequest: URLRequest, task: any TransportTask,
+                             cacheOffer: (@Sendable () -> Void)? = nil) {
         guard let outcome = mutableState.withLockedValue({ $0.machine.hopCompleted(hopID) }) else { return }
         switch outcome {
         case let .follow(nextRequest), let .answerChallenge(nextRequest):
@@ -201,7 +205,7 @@ extension Request {
             if !stored.data.isEmpty { exchangeDidReceive(bodyPart: stored.data, task: task) }
             didCompleteTransfer(error: nil)
         case .deliver:
-            didCompleteTransfer(error: nil)
+            didCompleteTransfer(error: nil, beforeValidation: cacheOffer)
         }
     }
 
@@ -247,7 +251,8 @@ extension Request {
     }
 
     /// The attempt's exchange ended (all hops); `error` is nil for a complete response.
-    func didCompleteTransfer(error transportError: AFError?) {
+    /// `beforeValidation` runs first on the root queue.
+    func didCompleteTransfer(error transportError: AFError?, beforeValidation: (@Sendable () -> Void)? = nil) {
         let attempt = attemptTaskDidEnd(with: transportError)
         let now = Date()
         let (error, timeline) = mutableState.withLockedValue { state in
@@ -256,6 +261,7 @@ extension Request {
         // On the transport's thread when the root queue is free: the rest of the request (validators,
         // serializers, the caller's continuation) then costs no thread hand-off.
         runForTransport {
+            beforeValidation?()
             self.transferWillComplete(error: error)
             if error == nil { self.runValidators() }
             // After the validators, as Alamofire reports `didCompleteTask`.

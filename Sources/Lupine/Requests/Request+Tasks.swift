@@ -99,7 +99,7 @@ extension Request {
         return mutableState.withLockedValue { state in
             guard let record = state.taskSurface.attempts[number] else { return .released }
             if let outcome = record.outcome {
-                return AttemptTaskView(state: .completed, currentRequest: outcome.currentRequest, response: outcome.response,
+                return AttemptTaskView(state: .completed, currentRequest: outcome.currentRequest, response: outcome.response?.response ?? outcome.hopResponse,
                                        error: outcome.error, bytesSent: outcome.bytesSent,
                                        bytesExpectedToSend: outcome.bytesExpectedToSend, bytesReceived: outcome.bytesReceived,
                                        bytesExpectedToReceive: outcome.bytesExpectedToReceive)
@@ -113,7 +113,7 @@ extension Request {
             }
             return AttemptTaskView(state: taskState,
                                    currentRequest: record.currentRequest ?? record.originalRequest,
-                                   response: state.machine.attempt?.response ?? record.hopResponse,
+                                   response: state.machine.attempt?.response?.response ?? record.hopResponse,
                                    error: nil,
                                    bytesSent: upload.completed,
                                    bytesExpectedToSend: upload.total,
@@ -201,10 +201,11 @@ extension Request {
         let upload = uploadCounts.counts, download = downloadCounts.counts
         return mutableState.withLockedValue { state -> Int? in
             guard let live = state.taskSurface.attempts.live else { return nil }
-            let response = state.machine.attempt?.response ?? live.hopResponse
+            let response = state.machine.attempt?.response
             state.taskSurface.attempts.updateLive { record in
                 record.outcome = AttemptTaskLog.Outcome(currentRequest: record.currentRequest ?? record.originalRequest,
                                                         response: response,
+                                                        hopResponse: live.hopResponse,
                                                         error: error,
                                                         bytesSent: upload.completed,
                                                         bytesExpectedToSend: upload.total,

@@ -145,7 +145,9 @@ public class Request: @unchecked Sendable {
     /// the Session's headers merged in.
     public var performedRequests: [URLRequest] { mutableState.withLockedValue { $0.performedRequests } }
     /// Response of the most recent exchange, if any.
-    public var response: HTTPURLResponse? { mutableState.withLockedValue { $0.machine.attempt?.response } }
+    public var response: HTTPURLResponse? { lazyResponse?.response }
+    /// The response of the most recent exchange as the pipeline carries it (see `LazyHTTPResponse`).
+    var lazyResponse: LazyHTTPResponse? { mutableState.withLockedValue { $0.machine.attempt?.response } }
     /// Number of retries performed so far.
     public var retryCount: Int { mutableState.withLockedValue { $0.machine.retryCount } }
     /// Current error (creation, adaptation, transport, validation, cancellation); reset on retry.
@@ -383,7 +385,7 @@ public class Request: @unchecked Sendable {
     }
 
     /// A final response head arrived; a sink that needs time adds a reason to `readDemand`.
-    func didReceiveResponseHead(_ response: HTTPURLResponse, task: any TransportTask) {}
+    func didReceiveResponseHead(_ response: LazyHTTPResponse, task: any TransportTask) {}
 
     /// A part of the response body arrived.
     func didReceiveBodyPart(_ data: Data, task: any TransportTask) {}
@@ -424,8 +426,9 @@ public class Request: @unchecked Sendable {
 
     /// Hands `response` to the `onHTTPResponse` handler, if any: the body waits until it answers
     /// `.allow`, and `.cancel` cancels the request.
-    func askHTTPResponseHandler(_ response: HTTPURLResponse, task: any TransportTask) {
-        guard let handler = mutableState.withLockedValue({ $0.httpResponseHandler }) else { return }
+    func askHTTPResponseHandler(_ lazyResponse: LazyHTTPResponse, task: any TransportTask) {
+        guard let handler = mutableState.withLockedValue({ $0.httpResponseHandler }),
+              let response = lazyResponse.response else { return }
         readDemand.add(.responseHandler, ifTask: task)
         handler.queue.async {
             handler.handler(response) { disposition in
