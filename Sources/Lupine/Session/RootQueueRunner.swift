@@ -25,6 +25,10 @@ final class RootQueueRunner: Sendable {
     /// synchronous runs in progress.
     private let outstanding = Atomic<Int>(0)
     private let mayRunSynchronously: Bool
+    /// The thread running counted work now (0 for none): the root queue is serial, so one at most.
+    private let workingThread = Atomic<UInt>(0)
+    /// What that work asked to run once it is over (see `afterCurrentWork(_:)`).
+    private let deferred = Mutex<[@Sendable () -> Void]>([])
 
     /// - Parameter queue: The Session's serial root queue; it is marked as this runner's.
     init(queue: DispatchQueue) {
@@ -47,10 +51,37 @@ final class RootQueueRunner: Sendable {
     /// as work waiting on the root queue until it has run.
     func async(on target: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
         outstanding.add(1, ordering: .acquiringAndReleasing)
-        target.async {
-            work()
-            self.outstanding.subtract(1, ordering: .acquiringAndReleasing)
+        target.async { self.perform(work) }
+    }
+
+    /// Runs `action` once the root-queue work running on this thread is over and no longer counted
+    /// (at once when this thread runs none). Waking a caller from inside that work would have the
+    /// caller find the root queue busy and queue its next request behind it, a hand-off.
+    func afterCurrentWork(_ action: @escaping @Sendable () -> Void) {
+        if workingThread.load(ordering: .acquiring) == ReadDemandState.currentThread() {
+            deferred.withLock { $0.append(action) }
+        } else {
+            action()
         }
+    }
+
+    /// Runs counted work, then the actions it deferred.
+    private func perform(_ work: () -> Void) {
+        let thread = ReadDemandState.currentThread()
+        let outer = workingThread.load(ordering: .acquiring) != thread
+        if outer { workingThread.store(thread, ordering: .releasing) }
+        work()
+        guard outer else {
+            outstanding.subtract(1, ordering: .acquiringAndReleasing)
+            return
+        }
+        workingThread.store(0, ordering: .releasing)
+        let actions = deferred.withLock { actions in
+            defer { actions.removeAll() }
+            return actions
+        }
+        outstanding.subtract(1, ordering: .acquiringAndReleasing)
+        actions.forEach { $0() }
     }
 
     /// Runs `work` on the root queue: at once when already there, on this thread when nothing of
@@ -77,8 +108,7 @@ final class RootQueueRunner: Sendable {
         guard mayRunSynchronously,
               outstanding.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged
         else { return false }
-        queue.sync(execute: work)
-        outstanding.subtract(1, ordering: .acquiringAndReleasing)
+        queue.sync { perform(work) }
         return true
     }
 }
