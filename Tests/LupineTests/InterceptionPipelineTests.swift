@@ -79,19 +79,19 @@ import Testing
         #expect(Date().timeIntervalSince(started) >= 0.3)
     }
 
-    @Test func retryDelayGoesThroughTheSessionsScheduler() async throws {
+    @Test func retryDelayGoesThroughTheSessionsClock() async throws {
         let server = try await testServer()
-        let scheduler = ManualDelayScheduler(runsImmediately: false)
+        let clock = ManualEngineClock()
         let session = Session()
-        session.delayScheduler = scheduler
+        session.clock = clock
         let retrier = Retrier { request, _, _, completion in
             completion(request.retryCount == 0 ? .retryWithDelay(3600) : .doNotRetry)
         }
         let request = session.request(server.url("/status/500"), interceptor: retrier)
         let task = request.validate().serializingData()
-        #expect(await waitUntil { scheduler.delays == [3600] })
+        #expect(await waitUntil { clock.delays == [3600] })
         #expect(request.retryCount == 0)
-        scheduler.advance(by: 3600)
+        clock.advance(by: .seconds(3600))
         let response = await task.response
         #expect(response.error?.responseCode == 500)
         #expect(request.retryCount == 1)

@@ -451,8 +451,9 @@ import Testing
         _ = machine.urlRequestReady(Self.request)
         _ = machine.hopWillStart(isRedirectHop: false) { nil }
         machine.requestSent(at: Self.date.addingTimeInterval(1))
-        let response = try #require(HTTPURLResponse(url: Self.request.url!, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:]))
-        machine.responseReceived(response, head: TransportResponseHead(statusCode: 200, headerFields: []), at: Self.date.addingTimeInterval(2))
+        let url = try #require(Self.request.url)
+        let response = LazyHTTPResponse(url: url, head: TransportResponseHead(statusCode: 200, headerFields: []))
+        machine.responseReceived(response, at: Self.date.addingTimeInterval(2))
         _ = machine.transferCompleted(error: nil, at: Self.date.addingTimeInterval(3))
         #expect(machine.attempt?.response === response)
         let timeline = machine.timeline

@@ -8,17 +8,17 @@ import Testing
 
 /// RetryPolicy and ConnectionLostRetryPolicy against a URLProtocol stub (as Alamofire users test
 /// their retry code) that fails the first requests of a path and then answers; lost connections
-/// against the test server's `/fail/N`, which closes or resets them. Sessions wait through a
-/// ManualDelayScheduler, so backoff delays are recorded instead of slept.
+/// against the test server's `/fail/N`, which closes or resets them. Sessions wait on a
+/// ManualEngineClock that fires at once, so backoff delays are recorded instead of slept.
 @Suite struct RetryPolicyTests {
     /// One per test (Swift Testing makes a suite instance per test), alive until the test ends:
     /// requests hold their Session weakly.
     let session = Session(configuration: .stubbed())
-    let scheduler = ManualDelayScheduler()
+    let clock = ManualEngineClock(firesImmediately: true)
     /// The stubbed host of the test.
     let host = StubURLProtocol.host()
 
-    init() { session.delayScheduler = scheduler }
+    init() { session.clock = clock }
 
     private static let ok = StubURLProtocol.Answer.respond(status: 200, headers: ["Content-Type": "text/plain"],
                                                             chunks: [Data("ok".utf8)])
@@ -106,7 +106,7 @@ import Testing
         #expect(response.error == nil)
         #expect(response.value == "ok")
         #expect(request.retryCount == 2)
-        #expect(scheduler.delays == [0.5, 1.0])
+        #expect(clock.delays == [0.5, 1.0])
         #expect(host.hits("/flaky") == 3)
     }
 
@@ -119,7 +119,7 @@ import Testing
         #expect(response.error?.responseCode == 503)
         #expect(response.response?.statusCode == 503)
         #expect(request.retryCount == 2)
-        #expect(scheduler.delays == [0.5, 1.0])
+        #expect(clock.delays == [0.5, 1.0])
         #expect(host.hits("/flaky") == 3)
     }
 
@@ -131,7 +131,7 @@ import Testing
 
         #expect(response.error == nil)
         #expect(request.retryCount == 3)
-        #expect(scheduler.delays == [0.25, 0.75, 2.25])
+        #expect(clock.delays == [0.25, 0.75, 2.25])
     }
 
     @Test func postIsNeverRetried() async throws {
@@ -142,7 +142,7 @@ import Testing
 
         #expect(response.error?.responseCode == 503)
         #expect(request.retryCount == 0)
-        #expect(scheduler.delays.isEmpty)
+        #expect(clock.delays.isEmpty)
         #expect(host.hits("/flaky") == 1)
     }
 
@@ -154,7 +154,7 @@ import Testing
 
         #expect(response.error?.responseCode == 404)
         #expect(request.retryCount == 0)
-        #expect(scheduler.delays.isEmpty)
+        #expect(clock.delays.isEmpty)
         #expect(host.hits("/flaky") == 1)
     }
 
@@ -193,7 +193,7 @@ import Testing
         #expect(response.error == nil)
         #expect(recorder.errorCodes == [.networkConnectionLost])
         #expect(request.retryCount == 1)
-        #expect(scheduler.delays == [0.5])
+        #expect(clock.delays == [0.5])
         #expect(server.failureRouteHits(forKey: key) == 2)
     }
 
@@ -205,7 +205,7 @@ import Testing
 
         #expect(response.error?.responseCode == 503)
         #expect(request.retryCount == 0)
-        #expect(scheduler.delays.isEmpty)
+        #expect(clock.delays.isEmpty)
         #expect(host.hits("/flaky") == 1)
     }
 
@@ -235,7 +235,7 @@ import Testing
         }
         // Session-level this time: the policy is reached through the Session's own interceptor.
         let session = Session(configuration: .stubbed(), interceptor: Interceptor(adapter: adapter, retrier: RetryPolicy()))
-        session.delayScheduler = scheduler
+        session.clock = clock
         stubFailures("/flaky", 1)
         let request = session.request(host.url("/flaky"))
         let response = await request.validate().serializingString().response
@@ -245,7 +245,7 @@ import Testing
         #expect(host.requests.map { $0.value(forHTTPHeaderField: "X-Attempt") } == ["attempt-1", "attempt-2"])
         #expect(adaptations.current == 2)
         #expect(request.retryCount == 1)
-        #expect(scheduler.delays == [0.5])
+        #expect(clock.delays == [0.5])
     }
 
     @Test func retrierIsAskedExactlyOncePerFailure() async throws {
@@ -257,7 +257,7 @@ import Testing
         #expect(response.error?.responseCode == 503)
         #expect(recorder.decisions.map(\.retryCount) == [0, 1, 2])
         #expect(recorder.decisions.map { describe($0.result) } == ["delay 0.5", "delay 1.0", "doNotRetry"])
-        #expect(scheduler.delays == [0.5, 1.0])
+        #expect(clock.delays == [0.5, 1.0])
         #expect(host.hits("/flaky") == 3)
     }
 }

@@ -42,7 +42,7 @@ struct HTTPCache: Sendable {
 
     /// Offers a complete response to `handler` (default: store as proposed) and stores what it
     /// answers, when RFC 9111 lets the response be stored at all.
-    func storeIfAllowed(_ response: HTTPURLResponse,
+    func storeIfAllowed(statusCode: Int,
                         headerFields: [String: String],
                         data: Data,
                         for request: URLRequest,
@@ -53,8 +53,8 @@ struct HTTPCache: Sendable {
         guard let url = request.url else { return }
         let requestHeaders = request.allHTTPHeaderFields ?? [:]
         guard HTTPCacheRules.isStorable(method: request.httpMethod ?? "GET", requestHeaders: requestHeaders,
-                                        statusCode: response.statusCode, responseHeaders: headerFields) else { return }
-        let entry = HTTPCacheEntry(statusCode: response.statusCode, headerFields: headerFields,
+                                        statusCode: statusCode, responseHeaders: headerFields) else { return }
+        let entry = HTTPCacheEntry(statusCode: statusCode, headerFields: headerFields,
                                    requestTime: requestTime, responseTime: responseTime,
                                    varyValues: HTTPCacheRules.varyValues(responseHeaders: headerFields, requestHeaders: requestHeaders))
         // A response with neither freshness nor validators is stale at once and cannot be

@@ -14,11 +14,11 @@ extension Request {
     /// Offers the complete response of the hop that sent `urlRequest` to the cache.
     func offerResponseToCache(sentAs urlRequest: URLRequest, requestTime: Date, responseTime: Date) {
         guard let httpCache = session?.httpCache else { return }
-        let (response, head, error) = mutableState.withLockedValue { ($0.machine.attempt?.response, $0.machine.attempt?.responseHead, $0.machine.error) }
-        guard error == nil, let response, let head else { return }
+        let (response, error) = mutableState.withLockedValue { ($0.machine.attempt?.response, $0.machine.error) }
+        guard error == nil, let response else { return }
         let data = (self as? DataRequest)?.data ?? Data()
-        httpCache.storeIfAllowed(response,
-                                 headerFields: ResponseHeaderFields.dictionary(from: head.headerFields),
+        httpCache.storeIfAllowed(statusCode: response.statusCode,
+                                 headerFields: ResponseHeaderFields.dictionary(from: response.head.headerFields),
                                  data: data,
                                  for: urlRequest,
                                  requestTime: requestTime,

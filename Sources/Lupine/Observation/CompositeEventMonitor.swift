@@ -14,31 +14,55 @@ public final class CompositeEventMonitor: EventMonitor {
     private let defaultMemberQueue: DispatchQueue
     /// One mailbox per member, on the member's queue.
     private let mailboxes: [EventMailbox]
-    /// How each member takes the task events (who needs a facade task).
-    private let taskAudiences: [TaskEventAudience]
+    /// How each member takes the events (who implements what, who needs a facade task).
+    private let audiences: [TaskEventAudience]
 
-    init(monitors: [any EventMonitor], queue: DispatchQueue, defaultMemberQueue: DispatchQueue) {
+    private let rootQueueRunner: RootQueueRunner?
+
+    /// `defaultMemberQueue` (where members that keep the default queue receive their events)
+    /// targets the Session's root queue: with `rootQueueRunner`, their events are delivered at
+    /// once when sent from the root queue, instead of waking a thread for them.
+    init(monitors: [any EventMonitor], queue: DispatchQueue, defaultMemberQueue: DispatchQueue,
+         rootQueueRunner: RootQueueRunner? = nil) {
         self.monitors = monitors
         self.queue = queue
         self.defaultMemberQueue = defaultMemberQueue
-        mailboxes = monitors.map { EventMailbox(queue: $0.queue.resolvingLupineDefault(to: defaultMemberQueue)) }
-        taskAudiences = monitors.map(TaskEventAudience.init)
+        self.rootQueueRunner = rootQueueRunner
+        mailboxes = monitors.map { monitor in
+            let memberQueue = monitor.queue.resolvingLupineDefault(to: defaultMemberQueue)
+            return EventMailbox(queue: memberQueue, rootQueueRunner: memberQueue === defaultMemberQueue ? rootQueueRunner : nil)
+        }
+        audiences = monitors.map(TaskEventAudience.init)
     }
 
     /// A composite with `monitors` appended after this one's members.
     func appending(_ extra: [any EventMonitor]) -> CompositeEventMonitor {
-        CompositeEventMonitor(monitors: monitors + extra, queue: queue, defaultMemberQueue: defaultMemberQueue)
+        CompositeEventMonitor(monitors: monitors + extra, queue: queue, defaultMemberQueue: defaultMemberQueue,
+                              rootQueueRunner: rootQueueRunner)
     }
 
-    func performEvent(_ event: @escaping @Sendable (any EventMonitor) -> Void) {
-        for (monitor, mailbox) in zip(monitors, mailboxes) {
-            mailbox.post { event(monitor) }
+    /// Delivers `event` (which calls the monitor method of `kind`) to the members that implement it.
+    func performEvent(_ kind: MonitorEvent, _ event: @escaping @Sendable (any EventMonitor) -> Void) {
+        for index in monitors.indices {
+            let audience = audiences[index]
+            guard audience.wants(kind) else { continue }
+            let monitor = monitors[index]
+            mailboxes[index].post {
+                event(monitor)
+                audience.learn()
+            }
         }
+    }
+
+    /// Whether any member implements `event` (as far as Lupine knows: a monitor type that kept
+    /// the default is seen doing so on its first event).
+    func wants(_ event: MonitorEvent) -> Bool {
+        audiences.contains { $0.wants(event) }
     }
 
     /// Whether any member wants `event` with a task.
     func wantsTaskEvent(_ event: TaskEvent) -> Bool {
-        taskAudiences.contains { $0.wants(event) }
+        audiences.contains { $0.wants(event) }
     }
 
     /// Delivers a task event to the members that want it. `task` (the attempt's facade) is asked
@@ -48,7 +72,7 @@ public final class CompositeEventMonitor: EventMonitor {
         let event = payload.event
         var facade: URLSessionTask?
         for index in monitors.indices {
-            let audience = taskAudiences[index]
+            let audience = audiences[index]
             if case let .notifications(notifications) = audience {
                 if event.hasNotification { mailboxes[index].post { notifications.post(event, for: request) } }
                 continue
@@ -59,77 +83,77 @@ public final class CompositeEventMonitor: EventMonitor {
             let monitor = monitors[index]
             mailboxes[index].post {
                 payload.deliver(to: monitor, about: request, task: task)
-                if case let .other(skips) = audience { skips.learn() }
+                audience.learn()
             }
         }
     }
 
     public func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest) {
-        performEvent { $0.request(request, didCreateInitialURLRequest: urlRequest) }
+        performEvent(.didCreateInitialURLRequest) { $0.request(request, didCreateInitialURLRequest: urlRequest) }
     }
 
     public func request(_ request: Request, didFailToCreateURLRequestWithError error: AFError) {
-        performEvent { $0.request(request, didFailToCreateURLRequestWithError: error) }
+        performEvent(.didFailToCreateURLRequest) { $0.request(request, didFailToCreateURLRequestWithError: error) }
     }
 
     public func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest) {
-        performEvent { $0.request(request, didAdaptInitialRequest: initialRequest, to: adaptedRequest) }
+        performEvent(.didAdaptInitialRequest) { $0.request(request, didAdaptInitialRequest: initialRequest, to: adaptedRequest) }
     }
 
     public func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: AFError) {
-        performEvent { $0.request(request, didFailToAdaptURLRequest: initialRequest, withError: error) }
+        performEvent(.didFailToAdaptURLRequest) { $0.request(request, didFailToAdaptURLRequest: initialRequest, withError: error) }
     }
 
     public func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {
-        performEvent { $0.request(request, didCreateURLRequest: urlRequest) }
+        performEvent(.didCreateURLRequest) { $0.request(request, didCreateURLRequest: urlRequest) }
     }
 
     public func request(_ request: Request, didCreateTask task: URLSessionTask) {
-        performEvent { $0.request(request, didCreateTask: task) }
+        performEvent(.didCreateTask) { $0.request(request, didCreateTask: task) }
     }
 
     public func request(_ request: Request, didFailTask task: URLSessionTask, earlyWithError error: AFError) {
-        performEvent { $0.request(request, didFailTask: task, earlyWithError: error) }
+        performEvent(.didFailTaskEarly) { $0.request(request, didFailTask: task, earlyWithError: error) }
     }
 
     public func request(_ request: Request, didCompleteTask task: URLSessionTask, with error: AFError?) {
-        performEvent { $0.request(request, didCompleteTask: task, with: error) }
+        performEvent(.didCompleteTask) { $0.request(request, didCompleteTask: task, with: error) }
     }
 
     public func request(_ request: Request, didResumeTask task: URLSessionTask) {
-        performEvent { $0.request(request, didResumeTask: task) }
+        performEvent(.didResumeTask) { $0.request(request, didResumeTask: task) }
     }
 
     public func request(_ request: Request, didSuspendTask task: URLSessionTask) {
-        performEvent { $0.request(request, didSuspendTask: task) }
+        performEvent(.didSuspendTask) { $0.request(request, didSuspendTask: task) }
     }
 
     public func request(_ request: Request, didCancelTask task: URLSessionTask) {
-        performEvent { $0.request(request, didCancelTask: task) }
+        performEvent(.didCancelTask) { $0.request(request, didCancelTask: task) }
     }
 
     public func request(_ request: DownloadRequest, didFinishDownloadingUsing task: URLSessionTask, with result: Result<URL, AFError>) {
-        performEvent { $0.request(request, didFinishDownloadingUsing: task, with: result) }
+        performEvent(.didFinishDownloading) { $0.request(request, didFinishDownloadingUsing: task, with: result) }
     }
 
     public func requestIsRetrying(_ request: Request) {
-        performEvent { $0.requestIsRetrying(request) }
+        performEvent(.isRetrying) { $0.requestIsRetrying(request) }
     }
 
     public func requestDidFinish(_ request: Request) {
-        performEvent { $0.requestDidFinish(request) }
+        performEvent(.didFinish) { $0.requestDidFinish(request) }
     }
 
     public func requestDidResume(_ request: Request) {
-        performEvent { $0.requestDidResume(request) }
+        performEvent(.didResume) { $0.requestDidResume(request) }
     }
 
     public func requestDidSuspend(_ request: Request) {
-        performEvent { $0.requestDidSuspend(request) }
+        performEvent(.didSuspend) { $0.requestDidSuspend(request) }
     }
 
     public func requestDidCancel(_ request: Request) {
-        performEvent { $0.requestDidCancel(request) }
+        performEvent(.didCancel) { $0.requestDidCancel(request) }
     }
 
     public func request(_ request: DataRequest,
@@ -137,43 +161,43 @@ public final class CompositeEventMonitor: EventMonitor {
                         response: HTTPURLResponse,
                         data: Data?,
                         withResult result: Request.ValidationResult) {
-        performEvent { $0.request(request, didValidateRequest: urlRequest, response: response, data: data, withResult: result) }
+        performEvent(.didValidateData) { $0.request(request, didValidateRequest: urlRequest, response: response, data: data, withResult: result) }
     }
 
     public func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, AFError>) {
-        performEvent { $0.request(request, didParseResponse: response) }
+        performEvent(.didParseDataResponse) { $0.request(request, didParseResponse: response) }
     }
 
     public func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value, AFError>) {
-        performEvent { $0.request(request, didParseResponse: response) }
+        performEvent(.didParseSerializedDataResponse) { $0.request(request, didParseResponse: response) }
     }
 
     public func request(_ request: DataStreamRequest,
                         didValidateRequest urlRequest: URLRequest?,
                         response: HTTPURLResponse,
                         withResult result: Request.ValidationResult) {
-        performEvent { $0.request(request, didValidateRequest: urlRequest, response: response, withResult: result) }
+        performEvent(.didValidateStream) { $0.request(request, didValidateRequest: urlRequest, response: response, withResult: result) }
     }
 
     public func request<Value: Sendable>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>) {
-        performEvent { $0.request(request, didParseStream: result) }
+        performEvent(.didParseStream) { $0.request(request, didParseStream: result) }
     }
 
     public func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) {
-        performEvent { $0.request(request, didCreateUploadable: uploadable) }
+        performEvent(.didCreateUploadable) { $0.request(request, didCreateUploadable: uploadable) }
     }
 
     public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: AFError) {
-        performEvent { $0.request(request, didFailToCreateUploadableWithError: error) }
+        performEvent(.didFailToCreateUploadable) { $0.request(request, didFailToCreateUploadableWithError: error) }
     }
 
     public func request(_ request: UploadRequest, didProvideInputStream stream: InputStream) {
         nonisolated(unsafe) let stream = stream
-        performEvent { $0.request(request, didProvideInputStream: stream) }
+        performEvent(.didProvideInputStream) { $0.request(request, didProvideInputStream: stream) }
     }
 
     public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {
-        performEvent { $0.request(request, didCreateDestinationURL: url) }
+        performEvent(.didCreateDestinationURL) { $0.request(request, didCreateDestinationURL: url) }
     }
 
     public func request(_ request: DownloadRequest,
@@ -181,38 +205,38 @@ public final class CompositeEventMonitor: EventMonitor {
                         response: HTTPURLResponse,
                         fileURL: URL?,
                         withResult result: Request.ValidationResult) {
-        performEvent { $0.request(request, didValidateRequest: urlRequest, response: response, fileURL: fileURL, withResult: result) }
+        performEvent(.didValidateDownload) { $0.request(request, didValidateRequest: urlRequest, response: response, fileURL: fileURL, withResult: result) }
     }
 
     public func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?, AFError>) {
-        performEvent { $0.request(request, didParseResponse: response) }
+        performEvent(.didParseDownloadResponse) { $0.request(request, didParseResponse: response) }
     }
 
     public func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, AFError>) {
-        performEvent { $0.request(request, didParseResponse: response) }
+        performEvent(.didParseSerializedDownloadResponse) { $0.request(request, didParseResponse: response) }
     }
 
     public func requestDidResumeExchange(_ request: Request) {
-        performEvent { $0.requestDidResumeExchange(request) }
+        performEvent(.didResumeExchange) { $0.requestDidResumeExchange(request) }
     }
 
     public func requestDidSuspendExchange(_ request: Request) {
-        performEvent { $0.requestDidSuspendExchange(request) }
+        performEvent(.didSuspendExchange) { $0.requestDidSuspendExchange(request) }
     }
 
     public func requestDidCancelExchange(_ request: Request) {
-        performEvent { $0.requestDidCancelExchange(request) }
+        performEvent(.didCancelExchange) { $0.requestDidCancelExchange(request) }
     }
 
     public func request(_ request: Request, didSendURLRequest urlRequest: URLRequest) {
-        performEvent { $0.request(request, didSendURLRequest: urlRequest) }
+        performEvent(.didSendURLRequest) { $0.request(request, didSendURLRequest: urlRequest) }
     }
 
     public func request(_ request: Request, didReceiveResponse response: HTTPURLResponse) {
-        performEvent { $0.request(request, didReceiveResponse: response) }
+        performEvent(.didReceiveResponse) { $0.request(request, didReceiveResponse: response) }
     }
 
     public func request(_ request: Request, didCompleteAttemptWithError error: AFError?, timeline: Timeline) {
-        performEvent { $0.request(request, didCompleteAttemptWithError: error, timeline: timeline) }
+        performEvent(.didCompleteAttempt) { $0.request(request, didCompleteAttemptWithError: error, timeline: timeline) }
     }
 }

@@ -8,8 +8,13 @@ import NIOConcurrencyHelpers
 /// The mailbox queues events behind one lock and schedules a drain only when none is pending: a
 /// burst of events from one step of a request, or events arriving while the queue drains, ride on
 /// a dispatch that is already there. Order and the queue are those of one `async` per event.
+///
+/// A mailbox on a queue that targets the Session's root queue (the default queue of monitors on
+/// Linux) delivers an event at once when it is posted from the root queue with nothing pending:
+/// the event then runs where it would have run, in the same order, without a wake-up.
 final class EventMailbox: Sendable {
     let queue: DispatchQueue
+    private let rootQueueRunner: RootQueueRunner?
     private let state = NIOLockedValueBox(State())
 
     private struct State {
@@ -17,19 +22,34 @@ final class EventMailbox: Sendable {
         var isDrainScheduled = false
     }
 
-    init(queue: DispatchQueue) {
+    /// - Parameter rootQueueRunner: Given when `queue` targets that runner's root queue.
+    init(queue: DispatchQueue, rootQueueRunner: RootQueueRunner? = nil) {
         self.queue = queue
+        self.rootQueueRunner = rootQueueRunner
     }
 
     /// Runs `event` on `queue` after every event posted before it.
     func post(_ event: @escaping @Sendable () -> Void) {
-        let shouldSchedule = state.withLockedValue { state -> Bool in
+        // On the root queue, no drain of this mailbox can run meanwhile (it needs the root queue
+        // too): with nothing pending or scheduled, the event is next in line.
+        let runsNow = rootQueueRunner?.isCurrent ?? false
+        let shouldSchedule = state.withLockedValue { state -> Bool? in
+            if runsNow, !state.isDrainScheduled { return nil }
             state.pending.append(event)
             guard !state.isDrainScheduled else { return false }
             state.isDrainScheduled = true
             return true
         }
-        if shouldSchedule { queue.async { self.drain() } }
+        switch shouldSchedule {
+        case nil: event()
+        case true?:
+            if let rootQueueRunner {
+                rootQueueRunner.async(on: queue) { self.drain() }
+            } else {
+                queue.async { self.drain() }
+            }
+        case false?: break
+        }
     }
 
     private func drain() {

@@ -131,66 +131,124 @@ extension EventMonitor {
     /// The default delivery queue: `.main` on Apple platforms, the Session's own serial queue on Linux.
     public var queue: DispatchQueue { .lupineDefault }
 
-    public func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest) {}
-    public func request(_ request: Request, didFailToCreateURLRequestWithError error: AFError) {}
-    public func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest) {}
-    public func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: AFError) {}
-    public func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {}
-    // The task events' defaults tell Lupine that the monitor does not implement them, so that no
-    // facade task is made for it again (see `TaskEventDefaults`).
+    // Each default tells Lupine that the monitor does not implement the event, so that the event
+    // costs nothing for it from then on: no closure, no dispatch, no facade task (see
+    // `MonitorEventDefaults`).
+
+    public func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest) {
+        MonitorEventDefaults.record(.didCreateInitialURLRequest, for: type(of: self))
+    }
+    public func request(_ request: Request, didFailToCreateURLRequestWithError error: AFError) {
+        MonitorEventDefaults.record(.didFailToCreateURLRequest, for: type(of: self))
+    }
+    public func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest) {
+        MonitorEventDefaults.record(.didAdaptInitialRequest, for: type(of: self))
+    }
+    public func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: AFError) {
+        MonitorEventDefaults.record(.didFailToAdaptURLRequest, for: type(of: self))
+    }
+    public func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {
+        MonitorEventDefaults.record(.didCreateURLRequest, for: type(of: self))
+    }
     public func request(_ request: Request, didCreateTask task: URLSessionTask) {
-        TaskEventDefaults.record(.create, for: type(of: self))
+        MonitorEventDefaults.record(.didCreateTask, for: type(of: self))
     }
     public func request(_ request: Request, didFailTask task: URLSessionTask, earlyWithError error: AFError) {
-        TaskEventDefaults.record(.failEarly, for: type(of: self))
+        MonitorEventDefaults.record(.didFailTaskEarly, for: type(of: self))
     }
     public func request(_ request: Request, didCompleteTask task: URLSessionTask, with error: AFError?) {
-        TaskEventDefaults.record(.complete, for: type(of: self))
+        MonitorEventDefaults.record(.didCompleteTask, for: type(of: self))
     }
-    public func requestIsRetrying(_ request: Request) {}
-    public func requestDidFinish(_ request: Request) {}
-    public func requestDidResume(_ request: Request) {}
+    public func requestIsRetrying(_ request: Request) {
+        MonitorEventDefaults.record(.isRetrying, for: type(of: self))
+    }
+    public func requestDidFinish(_ request: Request) {
+        MonitorEventDefaults.record(.didFinish, for: type(of: self))
+    }
+    public func requestDidResume(_ request: Request) {
+        MonitorEventDefaults.record(.didResume, for: type(of: self))
+    }
     public func request(_ request: Request, didResumeTask task: URLSessionTask) {
-        TaskEventDefaults.record(.resume, for: type(of: self))
+        MonitorEventDefaults.record(.didResumeTask, for: type(of: self))
     }
-    public func requestDidSuspend(_ request: Request) {}
+    public func requestDidSuspend(_ request: Request) {
+        MonitorEventDefaults.record(.didSuspend, for: type(of: self))
+    }
     public func request(_ request: Request, didSuspendTask task: URLSessionTask) {
-        TaskEventDefaults.record(.suspend, for: type(of: self))
+        MonitorEventDefaults.record(.didSuspendTask, for: type(of: self))
     }
-    public func requestDidCancel(_ request: Request) {}
+    public func requestDidCancel(_ request: Request) {
+        MonitorEventDefaults.record(.didCancel, for: type(of: self))
+    }
     public func request(_ request: Request, didCancelTask task: URLSessionTask) {
-        TaskEventDefaults.record(.cancel, for: type(of: self))
+        MonitorEventDefaults.record(.didCancelTask, for: type(of: self))
     }
     public func request(_ request: DataRequest,
                         didValidateRequest urlRequest: URLRequest?,
                         response: HTTPURLResponse,
                         data: Data?,
-                        withResult result: Request.ValidationResult) {}
-    public func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, AFError>) {}
-    public func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value, AFError>) {}
+                        withResult result: Request.ValidationResult) {
+        MonitorEventDefaults.record(.didValidateData, for: type(of: self))
+    }
+    public func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, AFError>) {
+        MonitorEventDefaults.record(.didParseDataResponse, for: type(of: self))
+    }
+    public func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value, AFError>) {
+        MonitorEventDefaults.record(.didParseSerializedDataResponse, for: type(of: self))
+    }
     public func request(_ request: DataStreamRequest,
                         didValidateRequest urlRequest: URLRequest?,
                         response: HTTPURLResponse,
-                        withResult result: Request.ValidationResult) {}
-    public func request<Value: Sendable>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>) {}
-    public func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) {}
-    public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: AFError) {}
-    public func request(_ request: UploadRequest, didProvideInputStream stream: InputStream) {}
-    public func request(_ request: DownloadRequest, didFinishDownloadingUsing task: URLSessionTask, with result: Result<URL, AFError>) {
-        TaskEventDefaults.record(.finishDownloading, for: type(of: self))
+                        withResult result: Request.ValidationResult) {
+        MonitorEventDefaults.record(.didValidateStream, for: type(of: self))
     }
-    public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {}
+    public func request<Value: Sendable>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>) {
+        MonitorEventDefaults.record(.didParseStream, for: type(of: self))
+    }
+    public func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) {
+        MonitorEventDefaults.record(.didCreateUploadable, for: type(of: self))
+    }
+    public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: AFError) {
+        MonitorEventDefaults.record(.didFailToCreateUploadable, for: type(of: self))
+    }
+    public func request(_ request: UploadRequest, didProvideInputStream stream: InputStream) {
+        MonitorEventDefaults.record(.didProvideInputStream, for: type(of: self))
+    }
+    public func request(_ request: DownloadRequest, didFinishDownloadingUsing task: URLSessionTask, with result: Result<URL, AFError>) {
+        MonitorEventDefaults.record(.didFinishDownloading, for: type(of: self))
+    }
+    public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {
+        MonitorEventDefaults.record(.didCreateDestinationURL, for: type(of: self))
+    }
     public func request(_ request: DownloadRequest,
                         didValidateRequest urlRequest: URLRequest?,
                         response: HTTPURLResponse,
                         fileURL: URL?,
-                        withResult result: Request.ValidationResult) {}
-    public func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?, AFError>) {}
-    public func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, AFError>) {}
-    public func requestDidResumeExchange(_ request: Request) {}
-    public func requestDidSuspendExchange(_ request: Request) {}
-    public func requestDidCancelExchange(_ request: Request) {}
-    public func request(_ request: Request, didSendURLRequest urlRequest: URLRequest) {}
-    public func request(_ request: Request, didReceiveResponse response: HTTPURLResponse) {}
-    public func request(_ request: Request, didCompleteAttemptWithError error: AFError?, timeline: Timeline) {}
+                        withResult result: Request.ValidationResult) {
+        MonitorEventDefaults.record(.didValidateDownload, for: type(of: self))
+    }
+    public func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?, AFError>) {
+        MonitorEventDefaults.record(.didParseDownloadResponse, for: type(of: self))
+    }
+    public func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, AFError>) {
+        MonitorEventDefaults.record(.didParseSerializedDownloadResponse, for: type(of: self))
+    }
+    public func requestDidResumeExchange(_ request: Request) {
+        MonitorEventDefaults.record(.didResumeExchange, for: type(of: self))
+    }
+    public func requestDidSuspendExchange(_ request: Request) {
+        MonitorEventDefaults.record(.didSuspendExchange, for: type(of: self))
+    }
+    public func requestDidCancelExchange(_ request: Request) {
+        MonitorEventDefaults.record(.didCancelExchange, for: type(of: self))
+    }
+    public func request(_ request: Request, didSendURLRequest urlRequest: URLRequest) {
+        MonitorEventDefaults.record(.didSendURLRequest, for: type(of: self))
+    }
+    public func request(_ request: Request, didReceiveResponse response: HTTPURLResponse) {
+        MonitorEventDefaults.record(.didReceiveResponse, for: type(of: self))
+    }
+    public func request(_ request: Request, didCompleteAttemptWithError error: AFError?, timeline: Timeline) {
+        MonitorEventDefaults.record(.didCompleteAttempt, for: type(of: self))
+    }
 }

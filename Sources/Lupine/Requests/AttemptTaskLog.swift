@@ -38,7 +38,10 @@ struct AttemptTaskLog {
     /// A completed attempt's values, frozen when its exchange ended.
     struct Outcome {
         var currentRequest: URLRequest?
-        var response: HTTPURLResponse?
+        /// The final response, made into an `HTTPURLResponse` only when the facade is read.
+        var response: LazyHTTPResponse?
+        /// The response of a redirect hop shown to a redirect handler, when there is no final one.
+        var hopResponse: HTTPURLResponse?
         /// The task's own error (the transport's, or cancellation), nil for a complete response.
         var error: AFError?
         var bytesSent: Int64

@@ -52,7 +52,7 @@ public class DataRequest: Request, @unchecked Sendable {
 
     // MARK: Sink
 
-    override func didReceiveResponseHead(_ response: HTTPURLResponse, task: any TransportTask) {
+    override func didReceiveResponseHead(_ response: LazyHTTPResponse, task: any TransportTask) {
         let expected = response.expectedContentLength
         updateDownloadProgress(expected: expected, received: 0)
         let maximumSize = dataState.withLockedValue { $0.maximumSize }
@@ -116,15 +116,28 @@ public class DataRequest: Request, @unchecked Sendable {
     @preconcurrency
     @discardableResult
     public func validate(_ validation: @escaping Validation) -> Self {
+        validateResponse { request, response, data in
+            response.response.map { validation(request, $0, data) }
+        }
+    }
+
+    /// Adds a validation of the response as the pipeline carries it: Lupine's own validations
+    /// decide from the head and make the `HTTPURLResponse` only when they need it. `check`
+    /// returns nil to skip (no `HTTPURLResponse` could be made).
+    func validateResponse(_ check: @escaping @Sendable (URLRequest?, LazyHTTPResponse, Data?) -> ValidationResult?) -> Self {
         let validator: @Sendable () -> Void = { [unowned self] in
-            guard self.error == nil, let response = self.response else { return }
+            guard self.error == nil, let response = self.lazyResponse else { return }
             let request = self.request
             let data = self.data
-            let result = validation(request, response, data)
+            guard let result = check(request, response, data) else { return }
             if case let .failure(error) = result {
                 self.error = error.asAFError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
             }
-            self.notify { $0.request(self, didValidateRequest: request, response: response, data: data, withResult: result) }
+            self.notify(.didValidateData) { monitor in
+                if let made = response.response {
+                    monitor.request(self, didValidateRequest: request, response: made, data: data, withResult: result)
+                }
+            }
         }
         dataState.withLockedValue { $0.validators.append(validator) }
         return self

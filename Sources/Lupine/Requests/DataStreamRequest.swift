@@ -63,7 +63,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
 
     // MARK: Sink
 
-    override func didReceiveResponseHead(_ response: HTTPURLResponse, task: any TransportTask) {
+    override func didReceiveResponseHead(_ response: LazyHTTPResponse, task: any TransportTask) {
         let expected = response.expectedContentLength
         streamState.withLockedValue { state in
             state.receivedBytes = 0
@@ -205,7 +205,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
             if case let .failure(error) = result {
                 self.error = error.asAFError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
             }
-            self.notify { $0.request(self, didValidateRequest: request, response: response, withResult: result) }
+            self.notify(.didValidateStream) { $0.request(self, didValidateRequest: request, response: response, withResult: result) }
         }
         streamState.withLockedValue { $0.validators.append(validator) }
         return self

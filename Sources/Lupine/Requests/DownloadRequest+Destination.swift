@@ -61,7 +61,7 @@ extension DownloadRequest {
             return
         }
         let (destinationURL, options) = destination(temporaryURL, response)
-        notify { $0.request(self, didCreateDestinationURL: destinationURL) }
+        notify(.didCreateDestinationURL) { $0.request(self, didCreateDestinationURL: destinationURL) }
         do {
             try Self.move(temporaryURL, to: destinationURL, options: options)
             attemptTaskDidFinishDownloading(with: .success(destinationURL))

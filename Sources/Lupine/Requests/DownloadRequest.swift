@@ -180,7 +180,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             if case let .failure(error) = result {
                 self.error = error.asAFError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
             }
-            self.notify { $0.request(self, didValidateRequest: request, response: response, fileURL: fileURL, withResult: result) }
+            self.notify(.didValidateDownload) { $0.request(self, didValidateRequest: request, response: response, fileURL: fileURL, withResult: result) }
         }
         downloadState.withLockedValue { $0.validators.append(validator) }
         return self
@@ -198,7 +198,9 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         case fail(URLError.Code)
     }
 
-    override func didReceiveResponseHead(_ response: HTTPURLResponse, task: any TransportTask) {
+    override func didReceiveResponseHead(_ lazyResponse: LazyHTTPResponse, task: any TransportTask) {
+        // A download reads the response's fields (its range); one request per file, made at once.
+        guard let response = lazyResponse.response else { return }
         let length = response.expectedContentLength
         let (previous, start) = downloadState.withLockedValue { state -> (DownloadFileWriter?, HeadOutcome) in
             let previous = state.writer

@@ -15,24 +15,24 @@ extension Request {
             state.requests.append(urlRequest)
             state.machine.urlRequestCreated(at: now)
         }
-        notify { $0.request(self, didCreateInitialURLRequest: urlRequest) }
+        notify(.didCreateInitialURLRequest) { $0.request(self, didCreateInitialURLRequest: urlRequest) }
     }
 
     func didFailToCreateURLRequest(with error: AFError) {
         self.error = error
-        notify { $0.request(self, didFailToCreateURLRequestWithError: error) }
+        notify(.didFailToCreateURLRequest) { $0.request(self, didFailToCreateURLRequestWithError: error) }
         callCURLHandler()
         failSetup(with: error)
     }
 
     func didAdaptInitialRequest(_ initialRequest: URLRequest, to adaptedRequest: URLRequest) {
         mutableState.withLockedValue { $0.requests.append(adaptedRequest) }
-        notify { $0.request(self, didAdaptInitialRequest: initialRequest, to: adaptedRequest) }
+        notify(.didAdaptInitialRequest) { $0.request(self, didAdaptInitialRequest: initialRequest, to: adaptedRequest) }
     }
 
     func didFailToAdaptURLRequest(_ initialRequest: URLRequest, withError error: AFError) {
         self.error = error
-        notify { $0.request(self, didFailToAdaptURLRequest: initialRequest, withError: error) }
+        notify(.didFailToAdaptURLRequest) { $0.request(self, didFailToAdaptURLRequest: initialRequest, withError: error) }
         failSetup(with: error)
     }
 
@@ -53,7 +53,7 @@ extension Request {
         let (handler, transfer) = mutableState.withLockedValue { state in
             (state.urlRequestHandler, state.machine.urlRequestReady(urlRequest))
         }
-        notify { $0.request(self, didCreateURLRequest: urlRequest) }
+        notify(.didCreateURLRequest) { $0.request(self, didCreateURLRequest: urlRequest) }
         if let handler { handler.queue.async { handler.handler(urlRequest) } }
         callCURLHandler()
         switch transfer {
@@ -125,7 +125,7 @@ extension Request {
             Self.attemptTaskWillSend(sentRequest, in: &state)
         }
         // A redirect hop continues the attempt's exchange, as it continues a URLSession task.
-        if !isRedirectHop { notify { $0.requestDidResumeExchange(self) } }
+        if !isRedirectHop { notify(.didResumeExchange) { $0.requestDidResumeExchange(self) } }
         if let answer = proxyAuthorizationAnswer(for: transportRequest?.proxy) { transportRequest?.proxy?.authorization = answer }
         let exchange = RequestExchange(request: self, hopID: hopID, urlRequest: sentRequest, proxy: transportRequest?.proxy,
                                        cacheAction: cacheAction)
@@ -169,14 +169,16 @@ extension Request {
     func exchangeDidSendRequest(_ urlRequest: URLRequest) {
         let now = Date()
         mutableState.withLockedValue { $0.machine.requestSent(at: now) }
-        notify { $0.request(self, didSendURLRequest: urlRequest) }
+        notify(.didSendURLRequest) { $0.request(self, didSendURLRequest: urlRequest) }
     }
 
     /// A final (non-redirect) response head arrived.
-    func exchangeDidReceive(_ response: HTTPURLResponse, head: TransportResponseHead, task: any TransportTask) {
+    func exchangeDidReceive(_ response: LazyHTTPResponse, task: any TransportTask) {
         let now = Date()
-        mutableState.withLockedValue { $0.machine.responseReceived(response, head: head, at: now) }
-        notify { $0.request(self, didReceiveResponse: response) }
+        mutableState.withLockedValue { $0.machine.responseReceived(response, at: now) }
+        notify(.didReceiveResponse) { monitor in
+            if let made = response.response { monitor.request(self, didReceiveResponse: made) }
+        }
         didReceiveResponseHead(response, task: task)
     }
 
@@ -186,7 +188,9 @@ extension Request {
 
     /// The hop ended: the next hop starts (a followed redirect, an answered challenge), or the
     /// transfer completes.
-    func exchangeDidComplete(hop hopID: Int, sentAs urlRequest: URLRequest, task: any TransportTask) {
+    /// `cacheOffer` offers a complete response from the network to the cache.
+    func exchangeDidComplete(hop hopID: Int, sentAs urlRequest: URLRequest, task: any TransportTask,
+                             cacheOffer: (@Sendable () -> Void)? = nil) {
         guard let outcome = mutableState.withLockedValue({ $0.machine.hopCompleted(hopID) }) else { return }
         switch outcome {
         case let .follow(nextRequest), let .answerChallenge(nextRequest):
@@ -201,7 +205,7 @@ extension Request {
             if !stored.data.isEmpty { exchangeDidReceive(bodyPart: stored.data, task: task) }
             didCompleteTransfer(error: nil)
         case .deliver:
-            didCompleteTransfer(error: nil)
+            didCompleteTransfer(error: nil, beforeValidation: cacheOffer)
         }
     }
 
@@ -247,19 +251,54 @@ extension Request {
     }
 
     /// The attempt's exchange ended (all hops); `error` is nil for a complete response.
-    func didCompleteTransfer(error transportError: AFError?) {
+    /// `beforeValidation` runs first on the root queue.
+    func didCompleteTransfer(error transportError: AFError?, beforeValidation: (@Sendable () -> Void)? = nil) {
         let attempt = attemptTaskDidEnd(with: transportError)
         let now = Date()
         let (error, timeline) = mutableState.withLockedValue { state in
             (state.machine.transferCompleted(error: transportError, at: now), state.machine.timeline)
         }
-        underlyingQueue.async {
+        // On the transport's thread when the root queue is free: the rest of the request (validators,
+        // serializers, the caller's continuation) then costs no thread hand-off.
+        runForTransport {
+            beforeValidation?()
             self.transferWillComplete(error: error)
             if error == nil { self.runValidators() }
             // After the validators, as Alamofire reports `didCompleteTask`.
-            self.notify { $0.request(self, didCompleteAttemptWithError: error, timeline: timeline) }
+            self.notify(.didCompleteAttempt) { $0.request(self, didCompleteAttemptWithError: error, timeline: timeline) }
             if let attempt { self.attemptTaskDidReportCompletion(attempt, error: transportError) }
             self.retryOrFinish(error: self.error)
+        }
+    }
+
+    // MARK: Queues
+
+    /// Runs `work` on the underlying (root) queue for a transport's event (see
+    /// `RootQueueRunner.runForTransport(_:)`).
+    func runForTransport(_ work: @escaping @Sendable () -> Void) {
+        if let runner = session?.rootQueueRunner {
+            runner.runForTransport(work)
+        } else {
+            underlyingQueue.async(execute: work)
+        }
+    }
+
+    /// Runs `work` on the underlying (root) queue: at once when already there, else dispatched.
+    func onUnderlyingQueue(_ work: @escaping @Sendable () -> Void) {
+        if let runner = session?.rootQueueRunner, runner.isCurrent {
+            work()
+        } else {
+            underlyingQueue.async(execute: work)
+        }
+    }
+
+    /// Runs `work` on the serialization queue: at once when on the root queue and the
+    /// serialization queue is the Session's own (it targets the root queue), else dispatched.
+    func onSerializationQueue(_ work: @escaping @Sendable () -> Void) {
+        if let session, session.serializesOnRootQueue, session.rootQueueRunner.isCurrent {
+            work()
+        } else {
+            serializationQueue.async(execute: work)
         }
     }
 
@@ -305,7 +344,7 @@ extension Request {
         uploadCounts.set(total: 0, completed: 0)
         downloadCounts.set(total: 0, completed: 0)
         resetForRetry()
-        notify { $0.requestIsRetrying(self) }
+        notify(.isRetrying) { $0.requestIsRetrying(self) }
         session?.setUpRetry(of: self)
     }
 
@@ -314,7 +353,7 @@ extension Request {
         let shouldFinish = mutableState.withLockedValue { $0.machine.beginFinishing(error: error) }
         guard shouldFinish else { return }
         attemptTaskDidEndWithoutExchange()
-        notify { $0.requestDidFinish(self) }
+        notify(.didFinish) { $0.requestDidFinish(self) }
         processNextResponseSerializer()
     }
 

@@ -18,11 +18,16 @@ extension Request {
             underlyingQueue.async { self.processNextResponseSerializer() }
         }
         if mayResume {
-            underlyingQueue.async {
+            // On this thread when the root queue is free: the request then leaves for the
+            // transport from here, the one hand-off into the pipeline. A handler or validator
+            // added right after this one still applies: it is in place long before a response
+            // can arrive, as with Alamofire's asynchronous resume.
+            let start: @Sendable () -> Void = {
                 if self.shouldAutomaticallyResume ?? self.session?.startImmediately ?? false {
                     self.resume()
                 }
             }
+            if let session { session.rootQueueRunner.run(start) } else { underlyingQueue.async(execute: start) }
         }
     }
 

@@ -99,7 +99,7 @@ extension Request {
         return mutableState.withLockedValue { state in
             guard let record = state.taskSurface.attempts[number] else { return .released }
             if let outcome = record.outcome {
-                return AttemptTaskView(state: .completed, currentRequest: outcome.currentRequest, response: outcome.response,
+                return AttemptTaskView(state: .completed, currentRequest: outcome.currentRequest, response: outcome.response?.response ?? outcome.hopResponse,
                                        error: outcome.error, bytesSent: outcome.bytesSent,
                                        bytesExpectedToSend: outcome.bytesExpectedToSend, bytesReceived: outcome.bytesReceived,
                                        bytesExpectedToReceive: outcome.bytesExpectedToReceive)
@@ -113,7 +113,7 @@ extension Request {
             }
             return AttemptTaskView(state: taskState,
                                    currentRequest: record.currentRequest ?? record.originalRequest,
-                                   response: state.machine.attempt?.response ?? record.hopResponse,
+                                   response: state.machine.attempt?.response?.response ?? record.hopResponse,
                                    error: nil,
                                    bytesSent: upload.completed,
                                    bytesExpectedToSend: upload.total,
@@ -128,6 +128,7 @@ extension Request {
     /// made only if one does.
     func notifyTask(_ payload: TaskEventPayload, attempt number: Int) {
         sessionMonitor?.performTaskEvent(payload, for: self, task: { self.attemptTaskFacade(number) })
+        guard hasAddedMonitors.load(ordering: .acquiring) else { return }
         let added = mutableState.withLockedValue { $0.addedMonitors }
         guard !added.isEmpty else { return }
         let event = payload.event
@@ -135,7 +136,7 @@ extension Request {
             let queue = monitor.queue.resolvingLupineDefault(to: defaultQueue)
             if let notifications = monitor as? AlamofireNotifications {
                 if event.hasNotification { queue.async { notifications.post(event, for: self) } }
-            } else if TaskEventDefaults.defaults(for: type(of: monitor)) & event.bit == 0,
+            } else if MonitorEventDefaults.defaults(for: type(of: monitor)) & event.monitorEvent.bit == 0,
                       let task = attemptTaskFacade(number) {
                 queue.async { payload.deliver(to: monitor, about: self, task: task) }
             }
@@ -200,10 +201,11 @@ extension Request {
         let upload = uploadCounts.counts, download = downloadCounts.counts
         return mutableState.withLockedValue { state -> Int? in
             guard let live = state.taskSurface.attempts.live else { return nil }
-            let response = state.machine.attempt?.response ?? live.hopResponse
+            let response = state.machine.attempt?.response
             state.taskSurface.attempts.updateLive { record in
                 record.outcome = AttemptTaskLog.Outcome(currentRequest: record.currentRequest ?? record.originalRequest,
                                                         response: response,
+                                                        hopResponse: live.hopResponse,
                                                         error: error,
                                                         bytesSent: upload.completed,
                                                         bytesExpectedToSend: upload.total,

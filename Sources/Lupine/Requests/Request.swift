@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import NIOConcurrencyHelpers
+import Synchronization
 
 /// One logical HTTP request and everything it goes through: URLRequest creation, adaptation, the
 /// exchange on the transport (redirects included), validation, retries and response serialization.
@@ -53,6 +54,8 @@ public class Request: @unchecked Sendable {
     /// Why the response of the exchange in flight is not read right now (suspended, a handler
     /// deciding, a consumer behind): the one place that pauses and resumes the transport.
     let readDemand = ReadDemand()
+    /// Whether `eventMonitor(_:)` added monitors: until then an event reads no lock for them.
+    let hasAddedMonitors = Synchronization.Atomic(false)
 
     init(id: UUID = UUID(),
          underlyingQueue: DispatchQueue,
@@ -142,7 +145,9 @@ public class Request: @unchecked Sendable {
     /// the Session's headers merged in.
     public var performedRequests: [URLRequest] { mutableState.withLockedValue { $0.performedRequests } }
     /// Response of the most recent exchange, if any.
-    public var response: HTTPURLResponse? { mutableState.withLockedValue { $0.machine.attempt?.response } }
+    public var response: HTTPURLResponse? { lazyResponse?.response }
+    /// The response of the most recent exchange as the pipeline carries it (see `LazyHTTPResponse`).
+    var lazyResponse: LazyHTTPResponse? { mutableState.withLockedValue { $0.machine.attempt?.response } }
     /// Number of retries performed so far.
     public var retryCount: Int { mutableState.withLockedValue { $0.machine.retryCount } }
     /// Current error (creation, adaptation, transport, validation, cancellation); reset on retry.
@@ -172,11 +177,11 @@ public class Request: @unchecked Sendable {
     public func cancel() -> Self {
         let action = mutableState.withLockedValue { $0.machine.cancel() }
         if case .ignore = action { return self }
-        notify { $0.requestDidCancel(self) }
+        notify(.didCancel) { $0.requestDidCancel(self) }
         attemptTaskDidFollowRequest(.cancel)
         switch action {
         case let .cancelExchange(task):
-            notify { $0.requestDidCancelExchange(self) }
+            notify(.didCancelExchange) { $0.requestDidCancelExchange(self) }
             task?.cancel()
         case .finish: underlyingQueue.async { self.finish() }
         case .notifyOnly, .ignore: break
@@ -196,9 +201,9 @@ public class Request: @unchecked Sendable {
         }
         guard case let .suspended(exchangeIsRunning) = action else { return self }
         readDemand.settle()
-        notify { $0.requestDidSuspend(self) }
+        notify(.didSuspend) { $0.requestDidSuspend(self) }
         attemptTaskDidFollowRequest(.suspend)
-        if exchangeIsRunning { notify { $0.requestDidSuspendExchange(self) } }
+        if exchangeIsRunning { notify(.didSuspendExchange) { $0.requestDidSuspendExchange(self) } }
         return self
     }
 
@@ -213,12 +218,12 @@ public class Request: @unchecked Sendable {
         }
         guard case let .resumed(then: next) = action else { return self }
         readDemand.settle()
-        notify { $0.requestDidResume(self) }
+        notify(.didResume) { $0.requestDidResume(self) }
         attemptTaskDidFollowRequest(.resume)
         switch next {
         case .startSetup: session?.readyToPerform(request: self)
         case let .startExchange(urlRequest): startExchange(urlRequest)
-        case .resumeExchange: notify { $0.requestDidResumeExchange(self) }
+        case .resumeExchange: notify(.didResumeExchange) { $0.requestDidResumeExchange(self) }
         case .nothing: break
         }
         return self
@@ -350,6 +355,7 @@ public class Request: @unchecked Sendable {
     @discardableResult
     public func eventMonitor(_ eventMonitor: any EventMonitor) -> Self {
         mutableState.withLockedValue { $0.addedMonitors.append(eventMonitor) }
+        hasAddedMonitors.store(true, ordering: .releasing)
         return self
     }
 
@@ -379,7 +385,7 @@ public class Request: @unchecked Sendable {
     }
 
     /// A final response head arrived; a sink that needs time adds a reason to `readDemand`.
-    func didReceiveResponseHead(_ response: HTTPURLResponse, task: any TransportTask) {}
+    func didReceiveResponseHead(_ response: LazyHTTPResponse, task: any TransportTask) {}
 
     /// A part of the response body arrived.
     func didReceiveBodyPart(_ data: Data, task: any TransportTask) {}
@@ -420,8 +426,9 @@ public class Request: @unchecked Sendable {
 
     /// Hands `response` to the `onHTTPResponse` handler, if any: the body waits until it answers
     /// `.allow`, and `.cancel` cancels the request.
-    func askHTTPResponseHandler(_ response: HTTPURLResponse, task: any TransportTask) {
-        guard let handler = mutableState.withLockedValue({ $0.httpResponseHandler }) else { return }
+    func askHTTPResponseHandler(_ lazyResponse: LazyHTTPResponse, task: any TransportTask) {
+        guard let handler = mutableState.withLockedValue({ $0.httpResponseHandler }),
+              let response = lazyResponse.response else { return }
         readDemand.add(.responseHandler, ifTask: task)
         handler.queue.async {
             handler.handler(response) { disposition in
@@ -435,15 +442,21 @@ public class Request: @unchecked Sendable {
 
     // MARK: Events
 
-    /// Delivers an event to the Session's monitors and to those added to this request.
-    func notify(_ event: @escaping @Sendable (any EventMonitor) -> Void) {
-        sessionMonitor?.performEvent(event)
-        eventMonitorsAdded(event)
+    /// Delivers an event to the Session's monitors and to those added to this request that
+    /// implement it (`kind` names the method `event` calls). An event no monitor implements costs
+    /// nothing but this check.
+    @inline(__always)
+    func notify(_ kind: MonitorEvent, _ event: @escaping @Sendable (any EventMonitor) -> Void) {
+        let toSession = sessionMonitor?.wants(kind) ?? false
+        let toAdded = hasAddedMonitors.load(ordering: .acquiring)
+        guard toSession || toAdded else { return }
+        if toSession { sessionMonitor?.performEvent(kind, event) }
+        if toAdded { eventMonitorsAdded(kind, event) }
     }
 
-    private func eventMonitorsAdded(_ event: @escaping @Sendable (any EventMonitor) -> Void) {
+    private func eventMonitorsAdded(_ kind: MonitorEvent, _ event: @escaping @Sendable (any EventMonitor) -> Void) {
         let added = mutableState.withLockedValue { $0.addedMonitors }
-        for monitor in added {
+        for monitor in added where MonitorEventDefaults.defaults(for: type(of: monitor)) & kind.bit == 0 {
             monitor.queue.resolvingLupineDefault(to: defaultQueue).async { event(monitor) }
         }
     }

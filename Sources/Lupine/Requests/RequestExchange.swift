@@ -71,10 +71,9 @@ final class RequestExchange: TransportEvents {
         case let .refuse(code):
             request.hopDecided(hopID, .refuse(code))
         case .notARedirect:
-            guard let response = replayedResponse(head) ?? makeResponse(head) else { return }
-            request.exchangeDidReceive(response, head: head, task: task)
+            request.exchangeDidReceive(replayedResponse(head) ?? makeResponse(head), task: task)
         case let .follow(proposed):
-            guard let handler = request.effectiveRedirectHandler, let response = makeResponse(head) else {
+            guard let handler = request.effectiveRedirectHandler, let response = makeResponse(head).response else {
                 request.hopDecided(hopID, .follow(proposed))
                 return
             }
@@ -107,7 +106,7 @@ final class RequestExchange: TransportEvents {
             if let chosen {
                 request.hopDecided(hopID, .follow(chosen))
             } else {
-                request.exchangeDidReceive(response, head: head, task: task)
+                request.exchangeDidReceive(LazyHTTPResponse(url: response.url ?? url, head: head, response: response), task: task)
             }
             request.readDemand.remove(.redirectHandler, ifTask: task)
         }
@@ -115,17 +114,18 @@ final class RequestExchange: TransportEvents {
 
     /// A cache replay's response, made once by the stored response for a URL and an `Age` value
     /// (corelibs' HTTPURLResponse initializer was the largest cost of a cache hit).
-    private func replayedResponse(_ head: TransportResponseHead) -> HTTPURLResponse? {
-        guard case let .replay(stored)? = cacheAction, let url = urlRequest.url else { return nil }
-        return stored.httpURLResponse(for: url, head: head)
+    private func replayedResponse(_ head: TransportResponseHead) -> LazyHTTPResponse? {
+        guard case let .replay(stored)? = cacheAction, let url = urlRequest.url,
+              let response = stored.httpURLResponse(for: url, head: head) else { return nil }
+        return LazyHTTPResponse(url: url, head: head, response: response)
     }
 
-    private func makeResponse(_ head: TransportResponseHead) -> HTTPURLResponse? {
-        HTTPURLResponse(url: urlRequest.url ?? URL(fileURLWithPath: "/"),
-                        statusCode: head.statusCode,
-                        httpVersion: head.httpVersion,
-                        headerFields: ResponseHeaderFields.dictionary(from: head.headerFields))
+    /// The response of `head`, its `HTTPURLResponse` made only when something reads it.
+    private func makeResponse(_ head: TransportResponseHead) -> LazyHTTPResponse {
+        LazyHTTPResponse(url: url, head: head)
     }
+
+    private var url: URL { urlRequest.url ?? URL(fileURLWithPath: "/") }
 
     func transportDidReceive(_ task: any TransportTask, bodyPart: Data) {
         guard request.hopDeliversBody(hopID) else { return }
@@ -158,16 +158,17 @@ final class RequestExchange: TransportEvents {
             request.didCompleteTransfer(error: .sessionTaskFailed(error: error))
             return
         }
-        if request.hopDeliversBody(hopID), cacheAction != nil, !isReplay {
-            // Off the transport's thread (a disk cache writes a file), and queued before the
-            // completion so that the response is stored by the time handlers run.
+        var cacheOffer: (@Sendable () -> Void)?
+        if cacheAction != nil, !isReplay {
+            // Offered on the root queue with the completion, before the validators and the
+            // handlers, so that the response is stored by the time handlers run.
             let (request, urlRequest, requestTime) = (request, urlRequest, requestTime)
             let responseTime = request.hopResponseTime(hopID) ?? requestTime
-            request.underlyingQueue.async {
+            cacheOffer = {
                 request.offerResponseToCache(sentAs: urlRequest, requestTime: requestTime, responseTime: responseTime)
             }
         }
-        request.exchangeDidComplete(hop: hopID, sentAs: urlRequest, task: task)
+        request.exchangeDidComplete(hop: hopID, sentAs: urlRequest, task: task, cacheOffer: cacheOffer)
     }
 }
 

@@ -25,6 +25,10 @@ protocol RequestSession: RequestDelegate {
 
     /// Runs `work` on the Session's root queue (at once when already there).
     func onRootQueue(_ work: @escaping @Sendable () -> Void)
+    /// Runs root-queue work with as few thread hand-offs as the queue contract allows.
+    var rootQueueRunner: RootQueueRunner { get }
+    /// Whether the serialization queue is the Session's own, which targets the root queue.
+    var serializesOnRootQueue: Bool { get }
 
     // MARK: Transport, trust and URLProtocol classes
 

@@ -24,10 +24,9 @@ struct RequestStateMachine {
         var sentTime: Date?
         var firstByteTime: Date?
         var completedTime: Date?
-        /// The final response of the current hop, if it has arrived.
-        var response: HTTPURLResponse?
-        /// That response's head as received (fields in order, names repeated, the version).
-        var responseHead: TransportResponseHead?
+        /// The final response of the current hop, if it has arrived, with its head as received
+        /// (fields in order, names repeated, the version).
+        var response: LazyHTTPResponse?
         /// Whether a server's 401 challenge was answered: once per attempt.
         var answeredChallenge = false
         /// Whether a proxy's 407 was answered: once per attempt.
@@ -273,7 +272,6 @@ struct RequestStateMachine {
         guard case .exchanging(var attempt, var hop) = phase, state != .cancelled else { return .cancelled }
         if !isRedirectHop || attempt.deadline == nil { attempt.deadline = deadline() }
         attempt.response = nil
-        attempt.responseHead = nil
         if isRedirectHop || hop.task != nil { hop = nextHop() }
         phase = .exchanging(attempt, hop)
         return .send(hopID: hop.id, deadline: attempt.deadline)
@@ -323,10 +321,9 @@ struct RequestStateMachine {
     }
 
     /// The final response of the hop arrived.
-    mutating func responseReceived(_ response: HTTPURLResponse, head: TransportResponseHead, at time: Date) {
+    mutating func responseReceived(_ response: LazyHTTPResponse, at time: Date) {
         updateAttempt { attempt in
             attempt.response = response
-            attempt.responseHead = head
             attempt.firstByteTime = time
         }
     }

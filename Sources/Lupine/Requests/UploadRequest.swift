@@ -73,7 +73,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         } catch {
             let afError = error.asAFError ?? .createUploadableFailed(error: error)
             self.error = afError
-            notify { $0.request(self, didFailToCreateUploadableWithError: afError) }
+            notify(.didFailToCreateUploadable) { $0.request(self, didFailToCreateUploadableWithError: afError) }
             return afError
         }
         let isCleanedUp = uploadState.withLockedValue { state -> Bool in
@@ -85,7 +85,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
             removeFileIfNeeded(uploadable)
             return .explicitlyCancelled
         }
-        notify { $0.request(self, didCreateUploadable: uploadable) }
+        notify(.didCreateUploadable) { $0.request(self, didCreateUploadable: uploadable) }
         return nil
     }
 
@@ -105,7 +105,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         case let .stream(stream):
             // Monitors get the stream to observe it; only the transport reads it.
             nonisolated(unsafe) let stream = stream
-            notify { $0.request(self, didProvideInputStream: stream) }
+            notify(.didProvideInputStream) { $0.request(self, didProvideInputStream: stream) }
             return InputStreamChunks(stream).transportBody
         case nil:
             return try super.transportBody(for: urlRequest)

@@ -11,13 +11,13 @@ extension DataRequest {
     public func response(queue: DispatchQueue = .lupineDefault, completionHandler: @escaping @Sendable (AFDataResponse<Data?>) -> Void) -> Self {
         let queue = queue.resolvingLupineDefault(to: defaultQueue)
         appendResponseSerializer {
-            self.underlyingQueue.async {
+            self.onUnderlyingQueue {
                 let error = self.error
                 let result: AFResult<Data?> = error.map { .failure($0) } ?? .success(self.data)
-                let response = DataResponse(request: self.request, response: self.response, data: self.data, metrics: nil,
+                let response = DataResponse(request: self.request, responseSource: .lazy(self.lazyResponse), data: self.data, metrics: nil,
                                             serializationDuration: 0, result: result,
                                             timeline: self.timeline.serialized(at: Date()))
-                self.notify { $0.request(self, didParseResponse: response) }
+                self.notify(.didParseDataResponse) { $0.request(self, didParseResponse: response) }
                 self.responseSerializerDidComplete { queue.lupineAsync { completionHandler(response) } }
             }
         }
@@ -36,23 +36,25 @@ extension DataRequest {
         -> Self {
         let queue = queue.resolvingLupineDefault(to: defaultQueue)
         appendResponseSerializer {
-            self.serializationQueue.async {
+            self.onSerializationQueue {
                 let start = Date()
-                let request = self.request, response = self.response, data = self.data, error = self.error
+                let request = self.request, lazyResponse = self.lazyResponse, data = self.data, error = self.error
+                // Lupine's data and decodable serializers read the response only for an empty body.
+                let response = ResponseSerializerReads.response(of: responseSerializer, data: data) ? lazyResponse?.response : nil
                 let result = Result<Serializer.SerializedObject, any Error> {
                     try responseSerializer.serialize(request: request, response: response, data: data, error: error)
                 }.mapError { error -> AFError in
                     error.asAFError ?? .responseSerializationFailed(reason: .customSerializationFailed(error: error))
                 }
                 let end = Date()
-                self.underlyingQueue.async {
-                    let dataResponse = DataResponse(request: request, response: response, data: data, metrics: nil,
+                self.onUnderlyingQueue {
+                    let dataResponse = DataResponse(request: request, responseSource: .lazy(lazyResponse), data: data, metrics: nil,
                                                     serializationDuration: end.timeIntervalSince(start), result: result,
                                                     timeline: self.timeline.serialized(at: end))
-                    self.notify { $0.request(self, didParseResponse: dataResponse) }
+                    self.notify(.didParseSerializedDataResponse) { $0.request(self, didParseResponse: dataResponse) }
                     self.completeSerialization(failure: dataResponse.error) { replacement in
                         let delivered = replacement.map { error in
-                            DataResponse(request: request, response: response, data: data, metrics: nil,
+                            DataResponse(request: request, responseSource: .lazy(lazyResponse), data: data, metrics: nil,
                                          serializationDuration: dataResponse.serializationDuration,
                                          result: AFResult<Serializer.SerializedObject>.failure(error),
                                          timeline: dataResponse.timeline)
@@ -127,8 +129,10 @@ extension DataRequest {
 }
 
 /// Lets the two public `response(queue:responseSerializer:...)` overloads share one implementation.
-struct AnyDataResponseSerializer<Value: Sendable>: DataResponseSerializerProtocol {
+struct AnyDataResponseSerializer<Value: Sendable>: DataResponseSerializerProtocol, WrapsResponseSerializer {
     let base: any DataResponseSerializerProtocol<Value>
+
+    var wrapped: Any { base }
 
     init(_ base: any DataResponseSerializerProtocol<Value>) { self.base = base }
 

@@ -11,7 +11,9 @@ public struct DataResponse<Success, Failure: Error>: Sendable where Success: Sen
     /// The last `URLRequest` sent, if one was created.
     public let request: URLRequest?
     /// The last response received, if any.
-    public let response: HTTPURLResponse?
+    public var response: HTTPURLResponse? { responseSource.response }
+    /// Where `response` comes from: made by the pipeline only when read (see `LazyHTTPResponse`).
+    let responseSource: ResponseSource
     /// The body received, if any.
     public let data: Data?
     /// Always nil in Lupine: there is no `URLSessionTask` to collect metrics from. Kept so code written for
@@ -68,8 +70,19 @@ public struct DataResponse<Success, Failure: Error>: Sendable where Success: Sen
                 serializationDuration: TimeInterval,
                 result: Result<Success, Failure>,
                 timeline: Timeline) {
+        self.init(request: request, responseSource: .made(response), data: data, metrics: metrics,
+                  serializationDuration: serializationDuration, result: result, timeline: timeline)
+    }
+
+    init(request: URLRequest?,
+         responseSource: ResponseSource,
+         data: Data?,
+         metrics: URLSessionTaskMetrics?,
+         serializationDuration: TimeInterval,
+         result: Result<Success, Failure>,
+         timeline: Timeline) {
         self.request = request
-        self.response = response
+        self.responseSource = responseSource
         self.data = data
         self.metrics = metrics
         self.serializationDuration = serializationDuration
@@ -106,7 +119,7 @@ extension DataResponse {
     /// - Returns: A response holding the transformed value, or the same failure.
     public func map<NewSuccess>(_ transform: (Success) -> NewSuccess) -> DataResponse<NewSuccess, Failure> {
         DataResponse<NewSuccess, Failure>(request: request,
-                                          response: response,
+                                          responseSource: responseSource,
                                           data: data,
                                           metrics: metrics,
                                           serializationDuration: serializationDuration,
@@ -120,7 +133,7 @@ extension DataResponse {
     /// - Returns: A response holding the transformed value, the thrown error, or the same failure.
     public func tryMap<NewSuccess>(_ transform: (Success) throws -> NewSuccess) -> DataResponse<NewSuccess, any Error> {
         DataResponse<NewSuccess, any Error>(request: request,
-                                            response: response,
+                                            responseSource: responseSource,
                                             data: data,
                                             metrics: metrics,
                                             serializationDuration: serializationDuration,
@@ -134,7 +147,7 @@ extension DataResponse {
     /// - Returns: A response holding the same value, or the transformed failure.
     public func mapError<NewFailure: Error>(_ transform: (Failure) -> NewFailure) -> DataResponse<Success, NewFailure> {
         DataResponse<Success, NewFailure>(request: request,
-                                          response: response,
+                                          responseSource: responseSource,
                                           data: data,
                                           metrics: metrics,
                                           serializationDuration: serializationDuration,
@@ -149,7 +162,7 @@ extension DataResponse {
     public func tryMapError<NewFailure: Error>(_ transform: (Failure) throws -> NewFailure)
         -> DataResponse<Success, any Error> {
         DataResponse<Success, any Error>(request: request,
-                                         response: response,
+                                         responseSource: responseSource,
                                          data: data,
                                          metrics: metrics,
                                          serializationDuration: serializationDuration,

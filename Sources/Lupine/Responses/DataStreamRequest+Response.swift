@@ -85,12 +85,12 @@ extension DataStreamRequest {
     func serializing<Serializer: DataStreamSerializer>(with serializer: Serializer)
         -> @Sendable (Data, _ emit: @escaping @Sendable (Result<Serializer.SerializedObject, AFError>) -> Void) -> Void {
         { data, emit in
-            self.serializationQueue.async {
+            self.onSerializationQueue {
                 let result = Result { try serializer.serialize(data) }.mapError { error -> AFError in
                     error.asAFError ?? .responseSerializationFailed(reason: .customSerializationFailed(error: error))
                 }
-                self.underlyingQueue.async {
-                    self.notify { $0.request(self, didParseStream: result) }
+                self.onUnderlyingQueue {
+                    self.notify(.didParseStream) { $0.request(self, didParseStream: result) }
                     if case .failure = result, self.automaticallyCancelOnStreamError { self.cancel() }
                     emit(result)
                 }

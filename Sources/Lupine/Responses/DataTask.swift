@@ -119,7 +119,7 @@ extension DataRequest {
                                  register: @escaping @Sendable (@escaping @Sendable (AFDataResponse<Value>) -> Void) -> Void) -> DataTask<Value> {
         if shouldAutomaticallyCancel, Task.isCancelled { cancel() }
         let pending = PendingResponse<DataResponse<Value, AFError>>()
-        register { pending.fulfil($0) }
+        register(fulfilling(pending))
         return DataTask(request: self, pending: pending, shouldAutomaticallyCancel: shouldAutomaticallyCancel)
     }
 }

@@ -17,12 +17,12 @@ extension DownloadRequest {
                          completionHandler: @escaping @Sendable (AFDownloadResponse<URL?>) -> Void) -> Self {
         let queue = queue.resolvingLupineDefault(to: defaultQueue)
         appendResponseSerializer {
-            self.underlyingQueue.async {
+            self.onUnderlyingQueue {
                 let result: AFResult<URL?> = self.error.map { .failure($0) } ?? .success(self.fileURL)
                 let response = DownloadResponse(request: self.request, response: self.response, fileURL: self.fileURL,
                                                 resumeData: self.resumeData, metrics: nil, serializationDuration: 0,
                                                 result: result, timeline: self.timeline.serialized(at: Date()))
-                self.notify { $0.request(self, didParseResponse: response) }
+                self.notify(.didParseDownloadResponse) { $0.request(self, didParseResponse: response) }
                 self.responseSerializerDidComplete { queue.lupineAsync { completionHandler(response) } }
             }
         }
@@ -40,7 +40,7 @@ extension DownloadRequest {
         -> Self {
         let queue = queue.resolvingLupineDefault(to: defaultQueue)
         appendResponseSerializer {
-            self.serializationQueue.async {
+            self.onSerializationQueue {
                 let start = Date()
                 let request = self.request, response = self.response, fileURL = self.fileURL, error = self.error
                 let resumeData = self.resumeData
@@ -50,12 +50,12 @@ extension DownloadRequest {
                     error.asAFError ?? .responseSerializationFailed(reason: .customSerializationFailed(error: error))
                 }
                 let end = Date()
-                self.underlyingQueue.async {
+                self.onUnderlyingQueue {
                     let downloadResponse = DownloadResponse(request: request, response: response, fileURL: fileURL,
                                                             resumeData: resumeData, metrics: nil,
                                                             serializationDuration: end.timeIntervalSince(start),
                                                             result: result, timeline: self.timeline.serialized(at: end))
-                    self.notify { $0.request(self, didParseResponse: downloadResponse) }
+                    self.notify(.didParseSerializedDownloadResponse) { $0.request(self, didParseResponse: downloadResponse) }
                     self.completeSerialization(failure: downloadResponse.error) { replacement in
                         let delivered = replacement.map { error in
                             DownloadResponse(request: request, response: response, fileURL: fileURL,

@@ -125,7 +125,7 @@ extension DownloadRequest {
         -> DownloadTask<Value> {
         if shouldAutomaticallyCancel, Task.isCancelled { cancel() }
         let pending = PendingResponse<AFDownloadResponse<Value>>()
-        register { pending.fulfil($0) }
+        register(fulfilling(pending))
         return DownloadTask(request: self, pending: pending, shouldAutomaticallyCancel: shouldAutomaticallyCancel)
     }
 }

@@ -44,3 +44,16 @@ final class PendingResponse<Response: Sendable>: Sendable {
         }
     }
 }
+
+extension Request {
+    /// The completion that fulfils `pending` for the async API. The awaiting task is woken once
+    /// the root-queue work delivering the response is over: it then finds the root queue free for
+    /// its next request instead of queueing it behind that work (a hand-off).
+    func fulfilling<Response: Sendable>(_ pending: PendingResponse<Response>) -> @Sendable (Response) -> Void {
+        let runner = session?.rootQueueRunner
+        return { response in
+            guard let runner else { return pending.fulfil(response) }
+            runner.afterCurrentWork { pending.fulfil(response) }
+        }
+    }
+}

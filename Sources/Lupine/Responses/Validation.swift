@@ -16,8 +16,8 @@ extension DataRequest {
     @preconcurrency
     @discardableResult
     public func validate<S: Sequence>(statusCode acceptableStatusCodes: S) -> Self where S.Iterator.Element == Int, S: Sendable {
-        validate { _, response, _ in
-            ResponseValidation.statusCode(response, acceptable: acceptableStatusCodes)
+        validateResponse { _, response, _ in
+            ResponseValidation.statusCode(response.statusCode, acceptable: acceptableStatusCodes)
         }
     }
 
@@ -26,7 +26,7 @@ extension DataRequest {
     @preconcurrency
     @discardableResult
     public func validate<S: Sequence>(contentType acceptableContentTypes: @escaping @Sendable @autoclosure () -> S) -> Self where S.Iterator.Element == String, S: Sendable {
-        validate { _, response, data in
+        validateResponse { _, response, data in
             ResponseValidation.contentType(response, acceptable: acceptableContentTypes(), bodyIsEmpty: data?.isEmpty ?? true)
         }
     }
@@ -37,7 +37,7 @@ extension DataRequest {
     public func validate() -> Self {
         validate(statusCode: ResponseValidation.acceptableStatusCodes)
         // The Accept header is read when validating: with lazy setup there is no request yet now.
-        return validate { [unowned self] _, response, data in
+        return validateResponse { [unowned self] _, response, data in
             ResponseValidation.contentType(response,
                                            acceptable: ResponseValidation.acceptableContentTypes(for: self.request),
                                            bodyIsEmpty: data?.isEmpty ?? true)
@@ -55,8 +55,23 @@ enum ResponseValidation {
     }
 
     static func statusCode<S: Sequence>(_ response: HTTPURLResponse, acceptable: S) -> Request.ValidationResult where S.Iterator.Element == Int {
-        if acceptable.contains(response.statusCode) { return .success(()) }
-        return .failure(AFError.responseValidationFailed(reason: .unacceptableStatusCode(code: response.statusCode)))
+        statusCode(response.statusCode, acceptable: acceptable)
+    }
+
+    static func statusCode<S: Sequence>(_ code: Int, acceptable: S) -> Request.ValidationResult where S.Iterator.Element == Int {
+        if acceptable.contains(code) { return .success(()) }
+        return .failure(AFError.responseValidationFailed(reason: .unacceptableStatusCode(code: code)))
+    }
+
+    /// As `contentType(_:acceptable:bodyIsEmpty:)` for a response as the pipeline carries it: a
+    /// wildcard accepts every response, so the `HTTPURLResponse` is made only without one (nil
+    /// when it cannot be made: the validation is skipped).
+    static func contentType<S: Sequence>(_ response: LazyHTTPResponse, acceptable: S, bodyIsEmpty: Bool) -> Request.ValidationResult?
+        where S.Iterator.Element == String {
+        guard !bodyIsEmpty else { return .success(()) }
+        let acceptableTypes = Array(acceptable)
+        if acceptableTypes.contains(where: { MIMEType($0)?.isWildcard == true }) { return .success(()) }
+        return response.response.map { contentType($0, acceptable: acceptableTypes, bodyIsEmpty: false) }
     }
 
     static func contentType<S: Sequence>(_ response: HTTPURLResponse, acceptable: S, bodyIsEmpty: Bool) -> Request.ValidationResult where S.Iterator.Element == String {

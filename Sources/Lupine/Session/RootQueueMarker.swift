@@ -1,8 +1,3 @@
-/// The value `Session.rootQueueKey` holds on a Session's root queue.
-final class RootQueueMarker: Sendable {
-    let owner: ObjectIdentifier
-
-    init(owner: ObjectIdentifier) {
-        self.owner = owner
-    }
-}
+/// The value a Session's root queue holds under `RootQueueRunner.key`: the runner recognises its
+/// own queue by this object's identity.
+final class RootQueueMarker: Sendable {}

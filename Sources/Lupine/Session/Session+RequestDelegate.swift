@@ -2,6 +2,8 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import NIOCore
+import NIOPosix
 
 extension Session: RequestDelegate {
     /// The configuration requests read (cURL descriptions, default headers).
@@ -30,7 +32,7 @@ extension Session: RequestDelegate {
     /// Asks the combined interceptor whether `request` is retried; the answer arrives on `rootQueue`.
     public func retryResult(for request: Request, dueTo error: AFError, completion: @escaping @Sendable (RetryResult) -> Void) {
         guard let retrier = combinedInterceptor(for: request) else {
-            rootQueue.async { completion(.doNotRetry) }
+            onRootQueue { completion(.doNotRetry) }
             return
         }
         inRequestContext(of: request) {
@@ -57,7 +59,11 @@ extension Session: RequestDelegate {
                 self.onRootQueue { request.beginRetry() }
             }
             if let timeDelay, timeDelay > 0 {
-                self.delayScheduler.schedule(after: timeDelay, on: self.rootQueue, retry)
+                let clock = self.clock
+                // Any event loop keeps the timer; the retry itself runs on the root queue.
+                _ = clock.schedule(on: MultiThreadedEventLoopGroup.singleton.next(), at: clock.now + .lupineSeconds(timeDelay)) {
+                    self.rootQueue.async(execute: retry)
+                }
             } else {
                 retry()
             }

@@ -6,17 +6,11 @@ import FoundationNetworking
 // How a Session sets a request up: registration, URLRequest creation, adaptation and the body
 // of an upload, before the request drives its own exchange.
 extension Session {
-    /// Marks the root queue of a Session, so that work already running there is not dispatched again.
-    static let rootQueueKey = DispatchSpecificKey<RootQueueMarker>()
-
-    /// Runs `work` now when called on this Session's root queue (or a queue targeting it), else
-    /// dispatches it there. Each saved dispatch is a thread wake-up saved on every request.
+    /// Runs `work` on this Session's root queue: now when already there, on this thread when
+    /// nothing waits there, else dispatched (see `RootQueueRunner`). Each saved dispatch is a
+    /// thread wake-up saved on every request.
     func onRootQueue(_ work: @escaping @Sendable () -> Void) {
-        if DispatchQueue.getSpecific(key: Self.rootQueueKey)?.owner == ObjectIdentifier(self) {
-            work()
-        } else {
-            rootQueue.async(execute: work)
-        }
+        rootQueueRunner.run(work)
     }
 
     /// Registers a new request and starts its setup now (eager) or on first resume (lazy).

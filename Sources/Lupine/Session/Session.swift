@@ -61,12 +61,19 @@ open class Session: @unchecked Sendable {
     /// True when `requestQueue` is the Session's own, which targets the root queue: URLRequests are
     /// then made on the root queue directly, saving a hand-off per request with the same ordering.
     let setsUpOnRootQueue: Bool
-    /// How retry delays are waited for; replaced in tests so that they do not sleep.
-    var delayScheduler: any DelayScheduler {
-        get { schedulerBox.withLockedValue { $0 } }
-        set { schedulerBox.withLockedValue { $0 = newValue } }
+    /// True when `serializationQueue` is the Session's own, which targets the root queue: response
+    /// serializers then run on the root queue directly, saving hand-offs with the same ordering.
+    let serializesOnRootQueue: Bool
+    /// Runs the Session's root-queue work with as few thread hand-offs as the queue contract allows.
+    let rootQueueRunner: RootQueueRunner
+    /// Where the Session reads the time and waits for delays (a retry's `retryWithDelay`): the
+    /// engine's kind of clock, so that one clock a test moves forward drives the engine's
+    /// deadlines and the Session's delays, and nothing sleeps.
+    var clock: any EngineClock {
+        get { clockBox.withLockedValue { $0 } }
+        set { clockBox.withLockedValue { $0 = newValue } }
     }
-    private let schedulerBox = NIOLockedValueBox<any DelayScheduler>(DispatchDelayScheduler())
+    private let clockBox = NIOLockedValueBox<any EngineClock>(SystemEngineClock())
     /// Requests made and not yet finished (read by setup and cleanup).
     let activeRequests = NIOLockedValueBox<Set<Request>>([])
     /// Whether the Session still takes requests (see `shutdown(gracePeriod:)`).
@@ -152,6 +159,7 @@ open class Session: @unchecked Sendable {
         self.requestQueue = requestQueue ?? DispatchQueue(label: "\(serialRootQueue.label).requestQueue", target: serialRootQueue)
         setsUpOnRootQueue = requestQueue == nil
         self.serializationQueue = serializationQueue ?? DispatchQueue(label: "\(serialRootQueue.label).serializationQueue", target: serialRootQueue)
+        serializesOnRootQueue = serializationQueue == nil
         self.interceptor = interceptor
         self.serverTrustManager = serverTrustManager
         self.redirectHandler = redirectHandler
@@ -161,9 +169,10 @@ open class Session: @unchecked Sendable {
         // Monitors that keep the default queue receive events on a queue of their own that targets
         // the root queue: an event sent from the root queue then costs no thread wake-up.
         let monitorQueue = DispatchQueue(label: "\(serialRootQueue.label).eventMonitorQueue", target: serialRootQueue)
+        let runner = RootQueueRunner(queue: serialRootQueue)
+        rootQueueRunner = runner
         self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors + instruments.added, queue: serialRootQueue,
-                                                  defaultMemberQueue: monitorQueue)
-        serialRootQueue.setSpecific(key: Self.rootQueueKey, value: RootQueueMarker(owner: ObjectIdentifier(self)))
+                                                  defaultMemberQueue: monitorQueue, rootQueueRunner: runner)
     }
 
     deinit {

@@ -112,7 +112,7 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
         return connection
     }
 
-    override func didReceiveResponseHead(_ response: HTTPURLResponse, task: any TransportTask) {
+    override func didReceiveResponseHead(_ response: LazyHTTPResponse, task: any TransportTask) {
         if response.statusCode != 101 {
             error = .responseValidationFailed(reason: .unacceptableStatusCode(code: response.statusCode))
         }

@@ -3,7 +3,8 @@ import Foundation
 import NIOCore
 
 /// An `EngineClock` whose time moves only when a test advances it: timers armed by the engine
-/// fire when `advance(by:)` passes their deadline, so timeout tests never sleep.
+/// (or a Session's retry delays) fire when `advance(by:)` passes their deadline, so timeout and
+/// backoff tests never sleep. The delays asked for are recorded.
 final class ManualEngineClock: EngineClock, @unchecked Sendable {
     private struct Timer {
         let id: Int
@@ -19,6 +20,16 @@ final class ManualEngineClock: EngineClock, @unchecked Sendable {
     private var timers: [Timer] = []
     private var nextID = 0
     private var sent = 0
+    private var requestedDelays: [TimeInterval] = []
+    private let firesImmediately: Bool
+
+    /// With `firesImmediately`, a timer fires as soon as it is armed, time jumping to its deadline.
+    init(firesImmediately: Bool = false) {
+        self.firesImmediately = firesImmediately
+    }
+
+    /// Every delay asked for (deadline minus the time then), in seconds, in order.
+    var delays: [TimeInterval] { lock.withLock { requestedDelays } }
 
     /// Requests the Sessions made by `Session.onManualClock` have sent (head and body written).
     ///
@@ -37,10 +48,13 @@ final class ManualEngineClock: EngineClock, @unchecked Sendable {
                   _ task: @escaping @Sendable () -> Void) -> Scheduled<Void> {
         let promise = eventLoop.makePromise(of: Void.self)
         let id = lock.withLock { () -> Int in
+            let delay = deadline - (start + offset)
+            requestedDelays.append(Double(delay.nanoseconds) / 1e9)
             nextID += 1
             timers.append(Timer(id: nextID, deadline: deadline, eventLoop: eventLoop, task: task, promise: promise))
             return nextID
         }
+        if firesImmediately { advance(by: max(.zero, deadline - now)) }
         return Scheduled(promise: promise, cancellationTask: { [weak self] in
             self?.lock.withLock { self?.timers.removeAll { $0.id == id } }
             promise.fail(EventLoopError.cancelled)
@@ -100,7 +114,9 @@ extension Session {
         adjust(&engineConfiguration)
         let monitor = ClosureEventMonitor()
         monitor.requestDidSendURLRequest = { _, _ in clock.noteRequestSent() }
-        return Session(transport: ConnectionEngine(configuration: engineConfiguration), configuration: configuration,
-                       serverTrustManager: serverTrustManager, eventMonitors: [monitor])
+        let session = Session(transport: ConnectionEngine(configuration: engineConfiguration), configuration: configuration,
+                              serverTrustManager: serverTrustManager, eventMonitors: [monitor])
+        session.clock = clock
+        return session
     }
 }

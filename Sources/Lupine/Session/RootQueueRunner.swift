@@ -1,0 +1,114 @@
+import Dispatch
+import Synchronization
+
+/// Runs a Session's work on its root queue with as few thread hand-offs as the queue contract
+/// allows.
+///
+/// Work dispatched to a queue wakes another thread; under load these hand-offs cost more than the
+/// work. When nothing of Lupine's waits on the root queue, work runs on the calling thread inside
+/// `rootQueue.sync`, which is "on the root queue" for everything that asks (queue-specific values,
+/// ordering with the queue's other work) and costs no wake-up. When work is queued there, it is
+/// queued behind it, so the caller never blocks behind other requests' work, and order holds.
+///
+/// Lupine's own root-queue work never waits for an event loop, so a transport's thread may enter
+/// the root queue this way (the rule of `rootQueue.sync`: never from the event loop into work that
+/// waits on the event loop). The main queue is never entered synchronously: nothing inside Lupine
+/// waits on it.
+final class RootQueueRunner: Sendable {
+    /// Marks the root queues of Sessions, so that work already running there is not dispatched again.
+    private static let key = DispatchSpecificKey<RootQueueMarker>()
+
+    /// The Session's root queue.
+    let queue: DispatchQueue
+    private let marker = RootQueueMarker()
+    /// Lupine's work dispatched to the root queue (or a queue targeting it) and not finished, and
+    /// synchronous runs in progress.
+    private let outstanding = Atomic<Int>(0)
+    private let mayRunSynchronously: Bool
+    /// The thread running counted work now (0 for none): the root queue is serial, so one at most.
+    private let workingThread = Atomic<UInt>(0)
+    /// What that work asked to run once it is over (see `afterCurrentWork(_:)`).
+    private let deferred = Mutex<[@Sendable () -> Void]>([])
+
+    /// - Parameter queue: The Session's serial root queue; it is marked as this runner's.
+    init(queue: DispatchQueue) {
+        self.queue = queue
+        mayRunSynchronously = queue !== DispatchQueue.main
+        queue.setSpecific(key: Self.key, value: marker)
+    }
+
+    /// Whether the calling thread runs on the root queue (or a queue targeting it) right now.
+    var isCurrent: Bool {
+        DispatchQueue.getSpecific(key: Self.key) === marker
+    }
+
+    /// Runs `work` on the root queue after the work already there.
+    func async(_ work: @escaping @Sendable () -> Void) {
+        async(on: queue, work)
+    }
+
+    /// Runs `work` on `target` (the root queue or a queue of the Session's that targets it), counted
+    /// as work waiting on the root queue until it has run.
+    func async(on target: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
+        outstanding.add(1, ordering: .acquiringAndReleasing)
+        target.async { self.perform(work) }
+    }
+
+    /// Runs `action` once the root-queue work running on this thread is over and no longer counted
+    /// (at once when this thread runs none). Waking a caller from inside that work would have the
+    /// caller find the root queue busy and queue its next request behind it, a hand-off.
+    func afterCurrentWork(_ action: @escaping @Sendable () -> Void) {
+        if workingThread.load(ordering: .acquiring) == ReadDemandState.currentThread() {
+            deferred.withLock { $0.append(action) }
+        } else {
+            action()
+        }
+    }
+
+    /// Runs counted work, then the actions it deferred.
+    private func perform(_ work: () -> Void) {
+        let thread = ReadDemandState.currentThread()
+        let outer = workingThread.load(ordering: .acquiring) != thread
+        if outer { workingThread.store(thread, ordering: .releasing) }
+        work()
+        guard outer else {
+            outstanding.subtract(1, ordering: .acquiringAndReleasing)
+            return
+        }
+        workingThread.store(0, ordering: .releasing)
+        let actions = deferred.withLock { actions in
+            defer { actions.removeAll() }
+            return actions
+        }
+        outstanding.subtract(1, ordering: .acquiringAndReleasing)
+        actions.forEach { $0() }
+    }
+
+    /// Runs `work` on the root queue: at once when already there, on this thread when nothing of
+    /// Lupine's waits there, else queued.
+    func run(_ work: @escaping @Sendable () -> Void) {
+        if isCurrent {
+            work()
+        } else if !runSynchronouslyIfIdle(work) {
+            async(work)
+        }
+    }
+
+    /// Runs `work`, which a transport's event asks for, on the root queue: on this thread when
+    /// nothing of Lupine's waits there, else queued. Queued too when the event comes from inside
+    /// root-queue work (a transport that reports from inside `execute`): the work that started the
+    /// exchange finishes first, as it would with the event coming from another thread.
+    func runForTransport(_ work: @escaping @Sendable () -> Void) {
+        if isCurrent || !runSynchronouslyIfIdle(work) {
+            async(work)
+        }
+    }
+
+    private func runSynchronouslyIfIdle(_ work: () -> Void) -> Bool {
+        guard mayRunSynchronously,
+              outstanding.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged
+        else { return false }
+        queue.sync { perform(work) }
+        return true
+    }
+}
