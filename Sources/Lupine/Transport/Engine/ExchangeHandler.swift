@@ -69,6 +69,8 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
+        // The handler holds itself through `bound`: let go, or every connection's handler leaks.
+        bound = nil
     }
 
     func read(context: ChannelHandlerContext) {
