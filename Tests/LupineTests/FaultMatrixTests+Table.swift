@@ -82,7 +82,7 @@ extension FaultMatrixTests {
         // WebSocket (ws://): the upgrade is the response head; automatic pings every 0.5 s, a
         // message limit of 1 KiB.
         Row(.webSocket, .connect, [timedOut, .pending(.urlError(.networkConnectionLost), because: webSocketMapsResetAsRefused, sometimes: true), lost,
-                                   badResponse, nothingToOversize, nothingToDrip]),
+                                   speaksFirst, nothingToOversize, nothingToDrip]),
         Row(.webSocket, .tlsHandshake, Array(repeating: noTLS, count: 6)),
         Row(.webSocket, .poolWait, Array(repeating: ownConnection, count: 6)),
         Row(.webSocket, .requestBody, Array(repeating: noRequestBody, count: 6)),
@@ -92,15 +92,15 @@ extension FaultMatrixTests {
 
         // WebSocket through an HTTP proxy (a CONNECT tunnel); at connect, the proxy is faulty.
         Row(.webSocketThroughProxy, .connect,
-            pending([timedOut, lost, lost, cannotConnect, nothingToOversize, nothingToDrip], webSocketIgnoresProxies)),
+            [timedOut, .pending(.urlError(.networkConnectionLost), because: webSocketTunnelFailuresDiffer, sometimes: true), lost,
+             .pending(.urlError(.cannotConnectToHost), because: webSocketTunnelFailuresDiffer, sometimes: false),
+             nothingToOversize, nothingToDrip]),
         Row(.webSocketThroughProxy, .tlsHandshake, Array(repeating: noTLS, count: 6)),
         Row(.webSocketThroughProxy, .poolWait, Array(repeating: ownConnection, count: 6)),
         Row(.webSocketThroughProxy, .requestBody, Array(repeating: noRequestBody, count: 6)),
-        Row(.webSocketThroughProxy, .responseHead,
-            pending([timedOut, lost, lost, badResponse, badResponse, timedOut], webSocketIgnoresProxies)),
+        Row(.webSocketThroughProxy, .responseHead, [timedOut, lost, lost, badResponse, badResponse, timedOut]),
         Row(.webSocketThroughProxy, .responseBody, Array(repeating: noResponseBody, count: 6)),
-        Row(.webSocketThroughProxy, .webSocketFrames,
-            pending([lost, lost, lost, badResponse, .ends(.urlError(.dataLengthExceedsMaximum)), succeeds], webSocketIgnoresProxies)),
+        Row(.webSocketThroughProxy, .webSocketFrames, [lost, lost, lost, badResponse, .ends(.urlError(.dataLengthExceedsMaximum)), succeeds]),
     ]
 
     // MARK: Outcomes
@@ -137,7 +137,8 @@ extension FaultMatrixTests {
     static let noResponseBody = Promise.notApplicable("after a 101 there is no HTTP body: frames follow")
     static let webSocketMapsResetAsRefused =
         "#14: the WebSocket connection path reports a reset right after the connect as cannotConnectToHost when it comes first, the engine as networkConnectionLost"
-    static let webSocketIgnoresProxies = "#14: WebSocket runs on a connection path of its own, which ignores proxies"
+    static let webSocketTunnelFailuresDiffer =
+        "#14: a proxy that resets or answers garbage to the CONNECT of a WebSocket upgrade ends it with cannotConnectToHost and badServerResponse, where the same proxy ends an https tunnel with networkConnectionLost and cannotConnectToHost"
 
     /// The same promises, not kept yet for `reason`.
     static func pending(_ promises: [Promise], _ reason: String) -> [Promise] {

@@ -66,6 +66,10 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
         state.withLockedValue { state in
             open(&state)
             let (name, tag, _) = Self.fileName(for: key, url: url)
+            // The index knows every file of the folder when it was opened and every file this
+            // process wrote since: a name it lacks is a miss without a look at the disk. (A file
+            // another process wrote meanwhile is missed, which only costs a trip to the network.)
+            guard state.index[name] != nil else { return nil }
             guard let bytes = try? Data(contentsOf: directory.appendingPathComponent(name)) else {
                 forget(name, in: &state)
                 return nil
@@ -272,6 +276,6 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
     }
 
     private static func hex(_ digest: SHA256.Digest) -> String {
-        digest.map { String(format: "%02x", $0) }.joined()
+        HexEncoding.lowercase(digest)
     }
 }

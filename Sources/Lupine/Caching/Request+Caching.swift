@@ -8,17 +8,17 @@ import FoundationNetworking
 extension Request {
     /// The request's cache handler, else the Session's, else none (store as proposed).
     var effectiveCachedResponseHandler: (any CachedResponseHandler)? {
-        cachedResponseHandler ?? (delegate as? Session)?.cachedResponseHandler
+        cachedResponseHandler ?? session?.defaultCachedResponseHandler
     }
 
     /// Offers the complete response of the hop that sent `urlRequest` to the cache.
     func offerResponseToCache(sentAs urlRequest: URLRequest, requestTime: Date, responseTime: Date) {
-        guard let httpCache = (delegate as? Session)?.httpCache else { return }
-        let (response, fields, error) = mutableState.withLockedValue { ($0.response, $0.responseHeaderFields, $0.error) }
-        guard error == nil, let response else { return }
+        guard let httpCache = session?.httpCache else { return }
+        let (response, head, error) = mutableState.withLockedValue { ($0.machine.attempt?.response, $0.machine.attempt?.responseHead, $0.machine.error) }
+        guard error == nil, let response, let head else { return }
         let data = (self as? DataRequest)?.data ?? Data()
         httpCache.storeIfAllowed(response,
-                                 headerFields: ResponseHeaderFields.dictionary(from: fields),
+                                 headerFields: ResponseHeaderFields.dictionary(from: head.headerFields),
                                  data: data,
                                  for: urlRequest,
                                  requestTime: requestTime,
@@ -34,7 +34,7 @@ extension Request {
                                sentAs urlRequest: URLRequest,
                                requestTime: Date,
                                responseTime: Date) -> StoredResponse {
-        guard let httpCache = (delegate as? Session)?.httpCache else { return stored }
+        guard let httpCache = session?.httpCache else { return stored }
         return httpCache.refresh(stored, notModifiedHeaders: ResponseHeaderFields.dictionary(from: head.headerFields),
                                  for: urlRequest, requestTime: requestTime, responseTime: responseTime)
     }

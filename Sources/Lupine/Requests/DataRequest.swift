@@ -37,7 +37,7 @@ public class DataRequest: Request, @unchecked Sendable {
          serializationQueue: DispatchQueue,
          eventMonitor: CompositeEventMonitor?,
          interceptor: (any RequestInterceptor)?,
-         delegate: any RequestDelegate,
+         delegate: any RequestSession,
          shouldAutomaticallyResume: Bool?,
          defaultQueue: DispatchQueue) {
         self.convertible = convertible
@@ -86,8 +86,8 @@ public class DataRequest: Request, @unchecked Sendable {
     func failTransfer(with code: URLError.Code, task: any TransportTask) {
         let url = response?.url
         mutableState.withLockedValue { state in
-            if state.error == nil {
-                state.error = .sessionTaskFailed(error: URLError(code, userInfo: [
+            if state.machine.error == nil {
+                state.machine.error = .sessionTaskFailed(error: URLError(code, userInfo: [
                     NSURLErrorFailingURLErrorKey: url as Any,
                     NSLocalizedDescriptionKey: TransportErrorMapping.description(of: code),
                 ]))

@@ -48,7 +48,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
          serializationQueue: DispatchQueue,
          eventMonitor: CompositeEventMonitor?,
          interceptor: (any RequestInterceptor)?,
-         delegate: any RequestDelegate,
+         delegate: any RequestSession,
          shouldAutomaticallyResume: Bool?,
          defaultQueue: DispatchQueue) {
         self.convertible = convertible

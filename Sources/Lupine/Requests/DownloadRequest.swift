@@ -90,7 +90,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
          serializationQueue: DispatchQueue,
          eventMonitor: CompositeEventMonitor?,
          interceptor: (any RequestInterceptor)?,
-         delegate: any RequestDelegate,
+         delegate: any RequestSession,
          shouldAutomaticallyResume: Bool?,
          defaultQueue: DispatchQueue,
          destination: Destination?) {
@@ -276,8 +276,8 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     func failTransfer(with code: URLError.Code, task: any TransportTask) {
         let url = response?.url
         mutableState.withLockedValue { state in
-            if state.error == nil {
-                state.error = .sessionTaskFailed(error: URLError(code, userInfo: [
+            if state.machine.error == nil {
+                state.machine.error = .sessionTaskFailed(error: URLError(code, userInfo: [
                     NSURLErrorFailingURLErrorKey: url as Any,
                     NSLocalizedDescriptionKey: TransportErrorMapping.description(of: code),
                 ]))

@@ -12,14 +12,9 @@ extension Request {
         guard head.statusCode == 401,
               let url = urlRequest.url,
               let challenge = AuthenticationChallenge.answerable(in: head.headerFields) else { return nil }
-        let attempt = retryCount
-        let alreadyAnswered = mutableState.withLockedValue { state -> Bool in
-            defer { state.challengeAnsweredInAttempt = attempt }
-            return state.challengeAnsweredInAttempt == attempt
-        }
-        guard !alreadyAnswered else { return nil }
+        guard mutableState.withLockedValue({ $0.machine.mayAnswerChallenge() }) else { return nil }
         let stored = challenge.protectionSpace(for: url).flatMap { space in
-            delegate?.sessionConfiguration.urlCredentialStorage.flatMap { Self.storedCredential(for: space, in: $0) }
+            session?.sessionConfiguration.urlCredentialStorage.flatMap { Self.storedCredential(for: space, in: $0) }
         }
         guard let credential = credential ?? stored else { return nil }
         return challenge.answer(urlRequest, with: credential)
@@ -38,11 +33,5 @@ extension Request {
         }
         guard let match = storage.allCredentials.keys.first(where: matches) else { return nil }
         return storage.defaultCredential(for: match) ?? storage.credentials(for: match)?.values.first
-    }
-
-    /// The challenge's answer goes out as the next hop of the same attempt.
-    func exchangeDidAnswerChallenge(with answeredRequest: URLRequest) {
-        mutableState.withLockedValue { $0.transportTask = nil }
-        startExchange(answeredRequest, isRedirectHop: true)
     }
 }

@@ -10,9 +10,10 @@ extension Request {
     // MARK: Setup
 
     func didCreateInitialURLRequest(_ urlRequest: URLRequest) {
+        let now = Date()
         mutableState.withLockedValue { state in
             state.requests.append(urlRequest)
-            if state.startTime == nil { state.startTime = Date() }
+            state.machine.urlRequestCreated(at: now)
         }
         notify { $0.request(self, didCreateInitialURLRequest: urlRequest) }
     }
@@ -21,8 +22,7 @@ extension Request {
         self.error = error
         notify { $0.request(self, didFailToCreateURLRequestWithError: error) }
         callCURLHandler()
-        mutableState.withLockedValue { $0.lifecycle.transferCompleted() }
-        retryOrFinish(error: error)
+        failSetup(with: error)
     }
 
     func didAdaptInitialRequest(_ initialRequest: URLRequest, to adaptedRequest: URLRequest) {
@@ -33,13 +33,17 @@ extension Request {
     func didFailToAdaptURLRequest(_ initialRequest: URLRequest, withError error: AFError) {
         self.error = error
         notify { $0.request(self, didFailToAdaptURLRequest: initialRequest, withError: error) }
-        mutableState.withLockedValue { $0.lifecycle.transferCompleted() }
-        retryOrFinish(error: error)
+        failSetup(with: error)
     }
 
     /// The attempt's body could not be made (the error is already recorded and reported).
     func didFailToCreateBody(with error: AFError) {
-        mutableState.withLockedValue { $0.lifecycle.transferCompleted() }
+        failSetup(with: error)
+    }
+
+    private func failSetup(with error: AFError) {
+        let now = Date()
+        let error = mutableState.withLockedValue { $0.machine.transferCompleted(error: error, at: now) }
         retryOrFinish(error: error)
     }
 
@@ -47,15 +51,20 @@ extension Request {
     /// for `resume()`).
     func didCreateURLRequest(_ urlRequest: URLRequest) {
         let (handler, transfer) = mutableState.withLockedValue { state in
-            let transfer = state.lifecycle.beginTransfer()
-            if transfer == .waitForResume { state.pendingURLRequest = urlRequest }
-            return (state.urlRequestHandler, transfer)
+            (state.urlRequestHandler, state.machine.urlRequestReady(urlRequest))
         }
         notify { $0.request(self, didCreateURLRequest: urlRequest) }
         if let handler { handler.queue.async { handler.handler(urlRequest) } }
         callCURLHandler()
-        if transfer != .abandon { attemptTaskDidBegin(with: urlRequest) }
-        if transfer == .start { startExchange(urlRequest) }
+        switch transfer {
+        case .start:
+            attemptTaskDidBegin(with: urlRequest)
+            startExchange(urlRequest)
+        case .waitForResume:
+            attemptTaskDidBegin(with: urlRequest)
+        case .abandon:
+            break
+        }
     }
 
     private func callCURLHandler() {
@@ -71,20 +80,28 @@ extension Request {
     /// `performedRequests` holds one entry per attempt, like the `currentRequest` of a URLSession
     /// task: a redirect hop replaces the attempt's entry with the request it sends.
     func startExchange(_ urlRequest: URLRequest, isRedirectHop: Bool = false) {
-        guard let session = delegate as? Session else {
+        guard let session else {
             finish(error: .sessionDeinitialized)
             return
         }
         let sentRequest = session.requestApplyingSessionDefaults(urlRequest)
-        let deadline = mutableState.withLockedValue { state in
-            if !isRedirectHop || state.attemptDeadline == nil { state.attemptDeadline = session.attemptDeadline() }
-            return state.attemptDeadline
-        }
         let cacheAction = usesHTTPCache ? session.cacheAction(for: sentRequest) : nil
         let replayed = cacheAction?.replayed
         // A URLProtocol class of the Session may answer in place of the network (any scheme it
         // accepts, and no TLS: no trust evaluation).
         let urlProtocolClass = session.urlProtocolClass(for: sentRequest, request: self)
+        let (start, credential) = mutableState.withLockedValue { state in
+            (state.machine.hopWillStart(isRedirectHop: isRedirectHop, deadline: session.attemptDeadline), state.credential)
+        }
+        guard case let .send(hopID, deadline) = start else {
+            // Cancelled just before sending: the request's error is already `.explicitlyCancelled`;
+            // its task ends as URLSession ends a cancelled task.
+            didCompleteTransfer(error: .sessionTaskFailed(error: URLError(.cancelled, userInfo: [
+                NSURLErrorFailingURLErrorKey: sentRequest.url as Any,
+                NSLocalizedDescriptionKey: TransportErrorMapping.description(of: .cancelled),
+            ])))
+            return
+        }
         // A stored response that answers without the network needs no transport request.
         var transportRequest: TransportRequest?
         do {
@@ -102,29 +119,16 @@ extension Request {
             didCompleteTransfer(error: afError)
             return
         }
-        let proceed = mutableState.withLockedValue { state -> Bool in
-            guard state.lifecycle.state != .cancelled else { return false }
-            state.pendingURLRequest = nil
+        mutableState.withLockedValue { state in
             if isRedirectHop, !state.performedRequests.isEmpty { state.performedRequests.removeLast() }
             state.performedRequests.append(sentRequest)
             Self.attemptTaskWillSend(sentRequest, in: &state)
-            state.response = nil
-            state.responseHeaderFields = []
-            return true
-        }
-        guard proceed else {
-            // Cancelled just before sending: the request's error is already `.explicitlyCancelled`;
-            // its task ends as URLSession ends a cancelled task.
-            didCompleteTransfer(error: .sessionTaskFailed(error: URLError(.cancelled, userInfo: [
-                NSURLErrorFailingURLErrorKey: sentRequest.url as Any,
-                NSLocalizedDescriptionKey: TransportErrorMapping.description(of: .cancelled),
-            ])))
-            return
         }
         // A redirect hop continues the attempt's exchange, as it continues a URLSession task.
         if !isRedirectHop { notify { $0.requestDidResumeExchange(self) } }
         if let answer = proxyAuthorizationAnswer(for: transportRequest?.proxy) { transportRequest?.proxy?.authorization = answer }
-        let exchange = RequestExchange(request: self, urlRequest: sentRequest, proxy: transportRequest?.proxy, cacheAction: cacheAction)
+        let exchange = RequestExchange(request: self, hopID: hopID, urlRequest: sentRequest, proxy: transportRequest?.proxy,
+                                       cacheAction: cacheAction)
         // A fresh stored response answers without the network, through the same exchange events.
         let replay = replayed.map { CacheReplayTask(stored: $0, events: exchange, queue: underlyingQueue) }
         let task: any TransportTask
@@ -140,10 +144,7 @@ extension Request {
             didCompleteTransfer(error: .sessionTaskFailed(error: URLError(.badURL)))
             return
         }
-        let cancelled = mutableState.withLockedValue { state -> Bool in
-            state.transportTask = task
-            return state.lifecycle.state == .cancelled
-        }
+        let cancelled = mutableState.withLockedValue { $0.machine.hopDidStart(hopID, task: task) }
         // Paused at once when a reason is in force (a hop that starts while suspended).
         readDemand.attach(task)
         if cancelled { task.cancel() }
@@ -154,7 +155,7 @@ extension Request {
     /// its cookies are stored, and a success answering an unsafe method invalidates what the cache
     /// holds for the URL.
     func exchangeDidReceiveHeadFromNetwork(_ head: TransportResponseHead, sentAs urlRequest: URLRequest) {
-        guard let session = delegate as? Session else { return }
+        guard let session else { return }
         // Synchronously: the next redirect hop reads the storage as soon as this hop ends.
         session.storeCookies(from: head, for: urlRequest)
         // Off the transport's thread; queued before the completion of the request. Only an unsafe
@@ -166,20 +167,15 @@ extension Request {
     }
 
     func exchangeDidSendRequest(_ urlRequest: URLRequest) {
-        mutableState.withLockedValue { $0.sentTime = Date() }
+        let now = Date()
+        mutableState.withLockedValue { $0.machine.requestSent(at: now) }
         notify { $0.request(self, didSendURLRequest: urlRequest) }
     }
 
     /// A final (non-redirect) response head arrived.
     func exchangeDidReceive(_ response: HTTPURLResponse, head: TransportResponseHead, task: any TransportTask) {
-        mutableState.withLockedValue { state in
-            // A transport may report events before `execute` returns: keep its handle for resume.
-            if state.transportTask == nil { state.transportTask = task }
-            state.response = response
-            state.responseHeaderFields = head.headerFields
-            state.responseHTTPVersion = head.httpVersion
-            state.firstByteTime = Date()
-        }
+        let now = Date()
+        mutableState.withLockedValue { $0.machine.responseReceived(response, head: head, at: now) }
         notify { $0.request(self, didReceiveResponse: response) }
         didReceiveResponseHead(response, task: task)
     }
@@ -188,33 +184,74 @@ extension Request {
         didReceiveBodyPart(bodyPart, task: task)
     }
 
-    /// A redirect hop completed; the next hop starts (unless the request was cancelled meanwhile).
-    func exchangeDidRedirect(to nextRequest: URLRequest) {
-        mutableState.withLockedValue { state in
-            state.redirectCount += 1
-            state.transportTask = nil
+    /// The hop ended: the next hop starts (a followed redirect, an answered challenge), or the
+    /// transfer completes.
+    func exchangeDidComplete(hop hopID: Int, sentAs urlRequest: URLRequest, task: any TransportTask) {
+        guard let outcome = mutableState.withLockedValue({ $0.machine.hopCompleted(hopID) }) else { return }
+        switch outcome {
+        case let .follow(nextRequest), let .answerChallenge(nextRequest):
+            startExchange(nextRequest, isRedirectHop: true)
+        case let .refuse(code):
+            let error = URLError(code, userInfo: [
+                NSURLErrorFailingURLErrorKey: urlRequest.url as Any,
+                NSLocalizedDescriptionKey: TransportErrorMapping.description(of: code),
+            ])
+            didCompleteTransfer(error: .sessionTaskFailed(error: error))
+        case let .deliverRevalidated(stored):
+            if !stored.data.isEmpty { exchangeDidReceive(bodyPart: stored.data, task: task) }
+            didCompleteTransfer(error: nil)
+        case .deliver:
+            didCompleteTransfer(error: nil)
         }
-        startExchange(nextRequest, isRedirectHop: true)
     }
 
-    var redirectsSoFar: Int { mutableState.withLockedValue { $0.redirectCount } }
+    /// The response head of hop `hopID` arrived from `task`.
+    func hopResponseArrived(_ hopID: Int, task: any TransportTask, at time: Date) {
+        mutableState.withLockedValue { $0.machine.hopResponseArrived(hopID, task: task, at: time) }
+    }
+
+    /// What the response head of hop `hopID` decided for the end of the hop.
+    func hopDecided(_ hopID: Int, _ outcome: RequestStateMachine.HopOutcome) {
+        mutableState.withLockedValue { $0.machine.hopDecided(hopID, outcome) }
+    }
+
+    /// Whether hop `hopID`'s body goes to the request's sink: not for a redirect followed or
+    /// refused, a challenge answered, or a 304 replaced by the stored response.
+    func hopDeliversBody(_ hopID: Int) -> Bool {
+        mutableState.withLockedValue { state in
+            guard let hop = state.machine.hop, hop.id == hopID, case .deliver = hop.outcome else { return false }
+            return true
+        }
+    }
+
+    /// When hop `hopID`'s response head arrived.
+    func hopResponseTime(_ hopID: Int) -> Date? {
+        mutableState.withLockedValue { state in
+            guard let hop = state.machine.hop, hop.id == hopID else { return nil }
+            return hop.responseTime
+        }
+    }
+
+    /// Hop `hopID` failed in a way the request answers (a proxy's 407): `urlRequest` goes out
+    /// again as the next hop of the attempt.
+    func exchangeDidRetryHop(_ hopID: Int, with urlRequest: URLRequest) {
+        guard mutableState.withLockedValue({ $0.machine.hopCompleted(hopID) }) != nil else { return }
+        startExchange(urlRequest, isRedirectHop: true)
+    }
+
+    var redirectsSoFar: Int { mutableState.withLockedValue { $0.machine.attempt?.redirectCount ?? 0 } }
 
     /// The request's redirect handler, else the Session's, else none (follow).
     var effectiveRedirectHandler: (any RedirectHandler)? {
-        redirectHandler ?? (delegate as? Session)?.redirectHandler
+        redirectHandler ?? session?.defaultRedirectHandler
     }
 
     /// The attempt's exchange ended (all hops); `error` is nil for a complete response.
     func didCompleteTransfer(error transportError: AFError?) {
         let attempt = attemptTaskDidEnd(with: transportError)
+        let now = Date()
         let (error, timeline) = mutableState.withLockedValue { state in
-            state.transportTask = nil
-            state.pendingURLRequest = nil
-            state.completedTime = Date()
-            state.lifecycle.transferCompleted()
-            // An error already recorded (cancellation, a refused response) wins over a later one.
-            if state.error == nil { state.error = transportError }
-            return (state.error, state.timeline)
+            (state.machine.transferCompleted(error: transportError, at: now), state.machine.timeline)
         }
         underlyingQueue.async {
             self.transferWillComplete(error: error)
@@ -229,49 +266,52 @@ extension Request {
     // MARK: Retry and finish
 
     func retryOrFinish(error: AFError?) {
-        guard let error, !isCancelled, let delegate else {
+        guard let error, !isCancelled, let session else {
             finish()
             return
         }
-        delegate.retryResult(for: self, dueTo: error) { result in
+        session.retryResult(for: self, dueTo: error) { result in
             switch result {
             case .doNotRetry:
                 self.finish()
             case let .doNotRetryWithError(retryError):
                 self.finish(error: .requestRetryFailed(retryError: retryError, originalError: error))
             case .retry, .retryWithDelay:
-                delegate.retryRequest(self, withDelay: result.delay)
+                session.retryRequest(self, withDelay: result.delay)
             }
         }
     }
 
-    /// Resets the per-attempt state before a retry and reports it.
-    func prepareForRetry() {
-        mutableState.withLockedValue { state in
-            state.retryCount += 1
-            state.error = nil
-            state.redirectCount = 0
-            state.response = nil
-            state.responseHeaderFields = []
+    /// A retry was decided: false when the request was cancelled meanwhile (it finishes instead).
+    func scheduleRetry() -> Bool {
+        mutableState.withLockedValue { $0.machine.scheduleRetry() }
+    }
+
+    /// The first attempt's setup begins; false when the request is cancelled or already busy.
+    func beginSetup() -> Bool {
+        mutableState.withLockedValue { $0.machine.beginSetup() }
+    }
+
+    /// The scheduled retry begins: the per-attempt state is reset, the retry reported, and the
+    /// Session sets the new attempt up. A request cancelled while it waited does nothing more.
+    func beginRetry() {
+        let begins = mutableState.withLockedValue { state -> Bool in
+            guard state.machine.beginRetry() else { return false }
             state.responseSerializerCompletions = []
             state.isRunningSerializer = false
-            state.sentTime = nil
-            state.firstByteTime = nil
-            state.completedTime = nil
+            return true
         }
+        guard begins else { return }
         uploadCounts.set(total: 0, completed: 0)
         downloadCounts.set(total: 0, completed: 0)
         resetForRetry()
         notify { $0.requestIsRetrying(self) }
+        session?.setUpRetry(of: self)
     }
 
     /// Ends the request: records `error`, reports it, and runs the response serializers.
     func finish(error: AFError? = nil) {
-        let shouldFinish = mutableState.withLockedValue { state -> Bool in
-            if let error { state.error = error }
-            state.transportTask = nil
-            return state.lifecycle.beginFinishing()
-        }
+        let shouldFinish = mutableState.withLockedValue { $0.machine.beginFinishing(error: error) }
         guard shouldFinish else { return }
         attemptTaskDidEndWithoutExchange()
         notify { $0.requestDidFinish(self) }

@@ -23,13 +23,8 @@ extension Request {
     /// answered; the answer is then recorded for the next hop.
     func answersProxyChallenge(failure: URLError, proxy: TransportProxy?) -> Bool {
         guard failure.code == .userAuthenticationRequired, let proxy, proxy.kind == .http,
-              let session = delegate as? Session else { return false }
-        let attempt = retryCount
-        let alreadyAnswered = mutableState.withLockedValue { state -> Bool in
-            defer { state.proxyChallengeAnsweredInAttempt = attempt }
-            return state.proxyChallengeAnsweredInAttempt == attempt
-        }
-        guard !alreadyAnswered,
+              let session else { return false }
+        guard mutableState.withLockedValue({ $0.machine.mayAnswerProxyChallenge() }),
               let credential = credential ?? session.storedProxyCredential(for: proxy),
               let user = credential.user, let password = credential.password else { return false }
         let authorization = TransportProxy.basicAuthorization(user: user, password: password)

@@ -15,10 +15,8 @@ extension Request {
     /// had no response. It is set before `onHTTPResponse` handlers and the first body bytes.
     public var responseHead: TransportResponseHead? {
         mutableState.withLockedValue { state in
-            guard let response = state.response else { return nil }
-            return TransportResponseHead(statusCode: response.statusCode,
-                                         httpVersion: state.responseHTTPVersion,
-                                         headerFields: state.responseHeaderFields)
+            guard let attempt = state.machine.attempt, let response = attempt.response, let head = attempt.responseHead else { return nil }
+            return TransportResponseHead(statusCode: response.statusCode, httpVersion: head.httpVersion, headerFields: head.headerFields)
         }
     }
 }

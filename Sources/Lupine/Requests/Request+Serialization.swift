@@ -11,17 +11,15 @@ extension Request {
     func appendResponseSerializer(_ serializer: @escaping @Sendable () -> Void) {
         let (mayResume, runNow) = mutableState.withLockedValue { state in
             state.responseSerializers.append(serializer)
-            let mayResume = state.lifecycle.serializerAdded()
             // Finished already: this serializer runs alone, on the stored outcome.
-            let runNow = state.lifecycle.activity == .done
-            return (mayResume, runNow)
+            return state.machine.serializerAdded()
         }
         if runNow {
             underlyingQueue.async { self.processNextResponseSerializer() }
         }
         if mayResume {
             underlyingQueue.async {
-                if self.shouldAutomaticallyResume ?? self.delegate?.startImmediately ?? false {
+                if self.shouldAutomaticallyResume ?? self.session?.startImmediately ?? false {
                     self.resume()
                 }
             }
@@ -49,7 +47,7 @@ extension Request {
             let completions = state.responseSerializerCompletions
             state.responseSerializers.removeAll()
             state.responseSerializerCompletions.removeAll()
-            state.lifecycle.serializersCompleted()
+            state.machine.serializersCompleted()
             let finishHandlers = state.finishHandlers
             state.finishHandlers.removeAll()
             return .finished(completions, finishHandlers)
@@ -69,7 +67,7 @@ extension Request {
     /// Runs `handler` once the request has finished (immediately if it already has).
     func onFinish(_ handler: @escaping @Sendable () -> Void) {
         let runNow = mutableState.withLockedValue { state -> Bool in
-            if state.lifecycle.activity == .done { return true }
+            if state.machine.isDone { return true }
             state.finishHandlers.append(handler)
             return false
         }
@@ -84,11 +82,11 @@ extension Request {
     /// they were asked about that error once, and asking again would retry twice.
     func completeSerialization(failure serializationError: AFError?,
                                deliver: @escaping @Sendable (_ replacement: AFError?) -> Void) {
-        guard let serializationError, error == nil, !isCancelled, let delegate else {
+        guard let serializationError, error == nil, !isCancelled, let session else {
             responseSerializerDidComplete { deliver(nil) }
             return
         }
-        delegate.retryResult(for: self, dueTo: serializationError) { retryResult in
+        session.retryResult(for: self, dueTo: serializationError) { retryResult in
             switch retryResult {
             case .doNotRetry:
                 self.responseSerializerDidComplete { deliver(nil) }
@@ -96,7 +94,7 @@ extension Request {
                 let replacement = AFError.requestRetryFailed(retryError: retryError, originalError: serializationError)
                 self.responseSerializerDidComplete { deliver(replacement) }
             case .retry, .retryWithDelay:
-                delegate.retryRequest(self, withDelay: retryResult.delay)
+                session.retryRequest(self, withDelay: retryResult.delay)
             }
         }
     }

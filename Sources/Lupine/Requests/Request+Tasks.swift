@@ -104,7 +104,7 @@ extension Request {
                                        bytesExpectedToSend: outcome.bytesExpectedToSend, bytesReceived: outcome.bytesReceived,
                                        bytesExpectedToReceive: outcome.bytesExpectedToReceive)
             }
-            let taskState: URLSessionTask.State = switch state.lifecycle.state {
+            let taskState: URLSessionTask.State = switch state.machine.state {
             case _ where record.isCancelled: .canceling
             case .cancelled: .canceling
             case .resumed: .running
@@ -113,7 +113,7 @@ extension Request {
             }
             return AttemptTaskView(state: taskState,
                                    currentRequest: record.currentRequest ?? record.originalRequest,
-                                   response: state.response ?? record.hopResponse,
+                                   response: state.machine.attempt?.response ?? record.hopResponse,
                                    error: nil,
                                    bytesSent: upload.completed,
                                    bytesExpectedToSend: upload.total,
@@ -149,9 +149,9 @@ extension Request {
     func attemptTaskDidBegin(with urlRequest: URLRequest) {
         let identifier = Self.nextTaskIdentifier()
         let begun = mutableState.withLockedValue { state -> (number: Int, state: State, handler: RequestTaskSurface.Handler?)? in
-            guard state.lifecycle.state != .cancelled, state.lifecycle.state != .finished else { return nil }
+            guard state.machine.state != .cancelled, state.machine.state != .finished else { return nil }
             let number = state.taskSurface.attempts.begin(with: urlRequest, identifier: identifier)
-            return (number, state.lifecycle.state, state.taskSurface.creationHandler)
+            return (number, state.machine.state, state.taskSurface.creationHandler)
         }
         guard let begun else { return }
         let number = begun.number
@@ -186,7 +186,7 @@ extension Request {
     /// request's error is `error`, and the task completes next.
     func attemptTaskDidFailEarly(with error: AFError) {
         let number = mutableState.withLockedValue { state -> Int? in
-            state.error = error
+            state.machine.error = error
             return state.taskSurface.attempts.live?.number
         }
         guard let number else { return }
@@ -200,7 +200,7 @@ extension Request {
         let upload = uploadCounts.counts, download = downloadCounts.counts
         return mutableState.withLockedValue { state -> Int? in
             guard let live = state.taskSurface.attempts.live else { return nil }
-            let response = state.response ?? live.hopResponse
+            let response = state.machine.attempt?.response ?? live.hopResponse
             state.taskSurface.attempts.updateLive { record in
                 record.outcome = AttemptTaskLog.Outcome(currentRequest: record.currentRequest ?? record.originalRequest,
                                                         response: response,

@@ -32,7 +32,9 @@ public class Request: @unchecked Sendable {
     /// Per-request override of `Session.startRequestsImmediately`; nil defers to the Session.
     public let shouldAutomaticallyResume: Bool?
     /// The Session that owns the request (weak).
-    public private(set) weak var delegate: (any RequestDelegate)?
+    public var delegate: (any RequestDelegate)? { session }
+    /// The Session that owns the request, through the narrow view the request needs (weak).
+    private(set) weak var session: (any RequestSession)?
 
     /// Body upload progress; zeroed on retry. The same object on every read.
     public var uploadProgress: Progress { uploadCounts.progress }
@@ -57,14 +59,14 @@ public class Request: @unchecked Sendable {
          serializationQueue: DispatchQueue,
          eventMonitor: CompositeEventMonitor?,
          interceptor: (any RequestInterceptor)?,
-         delegate: any RequestDelegate,
+         delegate: any RequestSession,
          shouldAutomaticallyResume: Bool?,
          defaultQueue: DispatchQueue) {
         self.id = id
         self.underlyingQueue = underlyingQueue
         self.serializationQueue = serializationQueue
         self.sessionMonitor = eventMonitor
-        self.delegate = delegate
+        self.session = delegate
         self.shouldAutomaticallyResume = shouldAutomaticallyResume
         self.defaultQueue = defaultQueue
         var initial = RequestMutableState()
@@ -75,7 +77,7 @@ public class Request: @unchecked Sendable {
     // MARK: State
 
     /// Current state.
-    public var state: State { mutableState.withLockedValue { $0.lifecycle.state } }
+    public var state: State { mutableState.withLockedValue { $0.machine.state } }
     /// `state == .initialized`.
     public var isInitialized: Bool { state == .initialized }
     /// `state == .resumed`.
@@ -140,17 +142,17 @@ public class Request: @unchecked Sendable {
     /// the Session's headers merged in.
     public var performedRequests: [URLRequest] { mutableState.withLockedValue { $0.performedRequests } }
     /// Response of the most recent exchange, if any.
-    public var response: HTTPURLResponse? { mutableState.withLockedValue { $0.response } }
+    public var response: HTTPURLResponse? { mutableState.withLockedValue { $0.machine.attempt?.response } }
     /// Number of retries performed so far.
-    public var retryCount: Int { mutableState.withLockedValue { $0.retryCount } }
+    public var retryCount: Int { mutableState.withLockedValue { $0.machine.retryCount } }
     /// Current error (creation, adaptation, transport, validation, cancellation); reset on retry.
     public internal(set) var error: AFError? {
-        get { mutableState.withLockedValue { $0.error } }
-        set { mutableState.withLockedValue { $0.error = newValue } }
+        get { mutableState.withLockedValue { $0.machine.error } }
+        set { mutableState.withLockedValue { $0.machine.error = newValue } }
     }
 
     /// When each stage of the request happened (Lupine's stand-in for metrics).
-    public var timeline: Timeline { mutableState.withLockedValue { $0.timeline } }
+    public var timeline: Timeline { mutableState.withLockedValue { $0.machine.timeline } }
 
     /// Always empty: URLSession metrics do not exist on this transport; see `timeline`.
     public var allMetrics: [URLSessionTaskMetrics] { [] }
@@ -168,16 +170,12 @@ public class Request: @unchecked Sendable {
     /// finishes at once). Cancelled requests are never retried.
     @discardableResult
     public func cancel() -> Self {
-        let (action, task) = mutableState.withLockedValue { state in
-            let action = state.lifecycle.cancel()
-            if action != .ignore, state.error == nil { state.error = .explicitlyCancelled }
-            return (action, state.transportTask)
-        }
-        guard action != .ignore else { return self }
+        let action = mutableState.withLockedValue { $0.machine.cancel() }
+        if case .ignore = action { return self }
         notify { $0.requestDidCancel(self) }
         attemptTaskDidFollowRequest(.cancel)
         switch action {
-        case .cancelTransfer:
+        case let .cancelExchange(task):
             notify { $0.requestDidCancelExchange(self) }
             task?.cancel()
         case .finish: underlyingQueue.async { self.finish() }
@@ -190,13 +188,13 @@ public class Request: @unchecked Sendable {
     /// reading its response body (the server is slowed down by TCP backpressure) until `resume()`.
     @discardableResult
     public func suspend() -> Self {
-        let (accepted, exchangeIsRunning) = mutableState.withLockedValue { state in
-            let accepted = state.lifecycle.suspend()
+        let action = mutableState.withLockedValue { state in
+            let action = state.machine.suspend()
             // With the state change, so that a racing resume cannot reach the demand first.
-            if accepted { readDemand.record(.suspended, present: true) }
-            return (accepted, state.lifecycle.activity == .transferring)
+            if action != .ignore { readDemand.record(.suspended, present: true) }
+            return action
         }
-        guard accepted else { return self }
+        guard case let .suspended(exchangeIsRunning) = action else { return self }
         readDemand.settle()
         notify { $0.requestDidSuspend(self) }
         attemptTaskDidFollowRequest(.suspend)
@@ -207,20 +205,21 @@ public class Request: @unchecked Sendable {
     /// Resumes the request; the first resume of a lazily set-up request starts its setup.
     @discardableResult
     public func resume() -> Self {
-        let setupIsLazy = (delegate as? Session)?.requestSetup != .eager
-        let (action, pending, exchangeIsRunning) = mutableState.withLockedValue { state in
-            let action = state.lifecycle.resume(setupIsLazy: setupIsLazy)
+        let setupIsLazy = session?.setsUpLazily ?? true
+        let action = mutableState.withLockedValue { state in
+            let action = state.machine.resume(setupIsLazy: setupIsLazy)
             if action != .ignore { readDemand.record(.suspended, present: false) }
-            return (action, state.pendingURLRequest, state.lifecycle.activity == .transferring)
+            return action
         }
-        guard case let .notify(then: next) = action else { return self }
+        guard case let .resumed(then: next) = action else { return self }
         readDemand.settle()
         notify { $0.requestDidResume(self) }
         attemptTaskDidFollowRequest(.resume)
         switch next {
-        case .startSetup: delegate?.readyToPerform(request: self)
-        case .startTransfer: if let pending { startExchange(pending) }
-        case .nothing: if exchangeIsRunning { notify { $0.requestDidResumeExchange(self) } }
+        case .startSetup: session?.readyToPerform(request: self)
+        case let .startExchange(urlRequest): startExchange(urlRequest)
+        case .resumeExchange: notify { $0.requestDidResumeExchange(self) }
+        case .nothing: break
         }
         return self
     }
@@ -368,8 +367,8 @@ public class Request: @unchecked Sendable {
 
     /// Starts one exchange on the Session's transport. A WebSocket request opens its own
     /// connection instead, because the transport's HTTP client cannot upgrade one.
-    func openExchange(_ transportRequest: TransportRequest, on session: Session, events: any TransportEvents) -> any TransportTask {
-        session.transport.execute(transportRequest, events: events)
+    func openExchange(_ transportRequest: TransportRequest, on session: any RequestSession, events: any TransportEvents) -> any TransportTask {
+        session.execute(transportRequest, events: events)
     }
 
     /// The body to send for `urlRequest`.
@@ -400,7 +399,7 @@ public class Request: @unchecked Sendable {
 
     /// The last step, once the request has finished and its serializers ran: the owner forgets it.
     func cleanup() {
-        delegate?.cleanup(after: self)
+        session?.cleanup(after: self)
     }
 
     /// Runs the validators added to the request (after a complete response).

@@ -15,27 +15,18 @@ import NIOConcurrencyHelpers
 /// the network is offered to the cache; a replayed stored response changes neither cookies nor cache.
 final class RequestExchange: TransportEvents {
     private let request: Request
+    /// The hop of the request's state machine these events belong to.
+    private let hopID: Int
     private let urlRequest: URLRequest
     /// The proxy the hop goes through: a 407 refusing its tunnel may be answered.
     private let proxy: TransportProxy?
     /// nil when the request bypasses the cache (downloads, streams).
     private let cacheAction: HTTPCacheAction?
     private let requestTime = Date()
-    /// What the hop learned from its response head (one lock for all of it: one allocation).
-    private let hop = NIOLockedValueBox(HopState())
 
-    private struct HopState {
-        var responseTime: Date?
-        /// The stored response brought up to date by a 304; its body is delivered at completion.
-        var revalidated: StoredResponse?
-        /// Set when the hop's response is a redirect that is followed (or refused).
-        var redirect: RedirectRules.Decision = .notARedirect
-        /// Set when the hop's response is a 401 challenge answered by the next hop.
-        var challengeAnswer: URLRequest?
-    }
-
-    init(request: Request, urlRequest: URLRequest, proxy: TransportProxy? = nil, cacheAction: HTTPCacheAction? = nil) {
+    init(request: Request, hopID: Int, urlRequest: URLRequest, proxy: TransportProxy? = nil, cacheAction: HTTPCacheAction? = nil) {
         self.request = request
+        self.hopID = hopID
         self.urlRequest = urlRequest
         self.proxy = proxy
         self.cacheAction = cacheAction
@@ -58,17 +49,17 @@ final class RequestExchange: TransportEvents {
         // Events may come before `execute` returns: the demand must know the hop's task first.
         request.readDemand.attach(task)
         let now = Date()
-        hop.withLockedValue { $0.responseTime = now }
+        request.hopResponseArrived(hopID, task: task, at: now)
         var head = received
         if !isReplay { request.exchangeDidReceiveHeadFromNetwork(received, sentAs: urlRequest) }
         if case let .revalidate(stored, _)? = cacheAction, received.statusCode == 304 {
             let refreshed = request.refreshStoredResponse(stored, with: received, sentAs: urlRequest,
                                                           requestTime: requestTime, responseTime: now)
-            hop.withLockedValue { $0.revalidated = refreshed }
+            request.hopDecided(hopID, .deliverRevalidated(refreshed))
             head = refreshed.head()
         }
         if let answered = request.requestAnsweringChallenge(of: head, to: urlRequest) {
-            hop.withLockedValue { $0.challengeAnswer = answered }
+            request.hopDecided(hopID, .answerChallenge(answered))
             return
         }
         let location = head.headerFields.first { $0.name.lupineEqualsIgnoringASCIICase("Location") }?.value
@@ -77,14 +68,14 @@ final class RequestExchange: TransportEvents {
         // A URLProtocol that redirects chooses the next request itself, as with URLSession.
         if case .follow = decision, let chosen = (task as? URLProtocolExchange)?.redirectRequest { decision = .follow(chosen) }
         switch decision {
-        case .refuse:
-            hop.withLockedValue { $0.redirect = decision }
+        case let .refuse(code):
+            request.hopDecided(hopID, .refuse(code))
         case .notARedirect:
             guard let response = replayedResponse(head) ?? makeResponse(head) else { return }
             request.exchangeDidReceive(response, head: head, task: task)
         case let .follow(proposed):
             guard let handler = request.effectiveRedirectHandler, let response = makeResponse(head) else {
-                hop.withLockedValue { $0.redirect = decision }
+                request.hopDecided(hopID, .follow(proposed))
                 return
             }
             // The body waits for the handler's answer, which may come before this returns.
@@ -102,7 +93,7 @@ final class RequestExchange: TransportEvents {
                                     task: any TransportTask) {
         guard let hopTask = request.attemptTaskFacade(showing: response) else {
             // Every hop belongs to an attempt; without one, follow as if there were no handler.
-            hop.withLockedValue { $0.redirect = .follow(proposed) }
+            request.hopDecided(hopID, .follow(proposed))
             request.readDemand.remove(.redirectHandler, ifTask: task)
             return
         }
@@ -114,7 +105,7 @@ final class RequestExchange: TransportEvents {
             }
             guard !alreadyAnswered else { return }
             if let chosen {
-                hop.withLockedValue { $0.redirect = .follow(chosen) }
+                request.hopDecided(hopID, .follow(chosen))
             } else {
                 request.exchangeDidReceive(response, head: head, task: task)
             }
@@ -137,11 +128,7 @@ final class RequestExchange: TransportEvents {
     }
 
     func transportDidReceive(_ task: any TransportTask, bodyPart: Data) {
-        let deliversBody = hop.withLockedValue { state -> Bool in
-            guard case .notARedirect = state.redirect else { return false }
-            return state.challengeAnswer == nil && state.revalidated == nil
-        }
-        guard deliversBody else { return }
+        guard request.hopDeliversBody(hopID) else { return }
         request.exchangeDidReceive(bodyPart: bodyPart, task: task)
     }
 
@@ -154,7 +141,7 @@ final class RequestExchange: TransportEvents {
         }
         if let error {
             if request.answersProxyChallenge(failure: error, proxy: proxy) {
-                request.exchangeDidAnswerChallenge(with: urlRequest)
+                request.exchangeDidRetryHop(hopID, with: urlRequest)
                 return
             }
             // A server rejected during the handshake fails with the evaluator's AFError, as in
@@ -171,33 +158,16 @@ final class RequestExchange: TransportEvents {
             request.didCompleteTransfer(error: .sessionTaskFailed(error: error))
             return
         }
-        if let answered = hop.withLockedValue({ $0.challengeAnswer }) {
-            request.exchangeDidAnswerChallenge(with: answered)
-            return
-        }
-        switch hop.withLockedValue({ $0.redirect }) {
-        case let .follow(nextRequest):
-            request.exchangeDidRedirect(to: nextRequest)
-        case let .refuse(code):
-            let error = URLError(code, userInfo: [
-                NSURLErrorFailingURLErrorKey: urlRequest.url as Any,
-                NSLocalizedDescriptionKey: TransportErrorMapping.description(of: code),
-            ])
-            request.didCompleteTransfer(error: .sessionTaskFailed(error: error))
-        case .notARedirect:
-            if let revalidated = hop.withLockedValue({ $0.revalidated }) {
-                if !revalidated.data.isEmpty { request.exchangeDidReceive(bodyPart: revalidated.data, task: task) }
-            } else if cacheAction != nil, !isReplay {
-                // Off the transport's thread (a disk cache writes a file), and queued before the
-                // completion so that the response is stored by the time handlers run.
-                let (request, urlRequest, requestTime) = (request, urlRequest, requestTime)
-                let responseTime = hop.withLockedValue { $0.responseTime } ?? requestTime
-                request.underlyingQueue.async {
-                    request.offerResponseToCache(sentAs: urlRequest, requestTime: requestTime, responseTime: responseTime)
-                }
+        if request.hopDeliversBody(hopID), cacheAction != nil, !isReplay {
+            // Off the transport's thread (a disk cache writes a file), and queued before the
+            // completion so that the response is stored by the time handlers run.
+            let (request, urlRequest, requestTime) = (request, urlRequest, requestTime)
+            let responseTime = request.hopResponseTime(hopID) ?? requestTime
+            request.underlyingQueue.async {
+                request.offerResponseToCache(sentAs: urlRequest, requestTime: requestTime, responseTime: responseTime)
             }
-            request.didCompleteTransfer(error: nil)
         }
+        request.exchangeDidComplete(hop: hopID, sentAs: urlRequest, task: task)
     }
 }
 

@@ -50,7 +50,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
          eventMonitor: CompositeEventMonitor?,
          interceptor: (any RequestInterceptor)?,
          fileManager: FileManager,
-         delegate: any RequestDelegate,
+         delegate: any RequestSession,
          shouldAutomaticallyResume: Bool?,
          defaultQueue: DispatchQueue) {
         upload = convertible

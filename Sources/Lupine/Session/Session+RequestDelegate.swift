@@ -13,12 +13,8 @@ extension Session: RequestDelegate {
     /// Starts the setup of `request` (called on its first resume in lazy mode).
     public func readyToPerform(request: Request) {
         onRootQueue {
-            guard request.mutableState.withLockedValue({ $0.lifecycle.beginPreparing() }) else { return }
-            guard let convertible = request.urlRequestConvertible else {
-                request.finish(error: .createURLRequestFailed(error: URLError(.unsupportedURL)))
-                return
-            }
-            self.setUp(request, from: convertible)
+            guard request.beginSetup() else { return }
+            self.setUp(request)
         }
     }
 
@@ -53,14 +49,12 @@ extension Session: RequestDelegate {
     /// Sends `request` again, after `timeDelay` seconds when given.
     public func retryRequest(_ request: Request, withDelay timeDelay: TimeInterval?) {
         rootQueue.async {
-            guard request.mutableState.withLockedValue({ $0.lifecycle.scheduleRetry() }) else {
+            guard request.scheduleRetry() else {
                 request.finish()
                 return
             }
             let retry: @Sendable () -> Void = {
-                guard !request.isCancelled else { return }
-                request.prepareForRetry()
-                self.readyToPerform(request: request)
+                self.onRootQueue { request.beginRetry() }
             }
             if let timeDelay, timeDelay > 0 {
                 self.delayScheduler.schedule(after: timeDelay, on: self.rootQueue, retry)
@@ -68,5 +62,26 @@ extension Session: RequestDelegate {
                 retry()
             }
         }
+    }
+}
+
+extension Session: RequestSession {
+    var setsUpLazily: Bool { requestSetup == .lazy }
+
+    var defaultRedirectHandler: (any RedirectHandler)? { redirectHandler }
+
+    var defaultCachedResponseHandler: (any CachedResponseHandler)? { cachedResponseHandler }
+
+    func execute(_ transportRequest: TransportRequest, events: any TransportEvents) -> any TransportTask {
+        transport.execute(transportRequest, events: events)
+    }
+
+    var webSocketEngine: ConnectionEngine {
+        engine ?? WebSocketConnection.standaloneEngine
+    }
+
+    /// Sets up the next attempt of `request` (on the root queue).
+    func setUpRetry(of request: Request) {
+        setUp(request)
     }
 }

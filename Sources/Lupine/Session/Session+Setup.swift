@@ -47,8 +47,12 @@ extension Session {
     }
 
     /// Builds, validates and adapts the URLRequest of `request`, then hands it to the request.
-    func setUp(_ request: Request, from convertible: any URLRequestConvertible) {
-        // Called on the root queue (`readyToPerform`).
+    func setUp(_ request: Request) {
+        // Called on the root queue (`readyToPerform`, a retry).
+        guard let convertible = request.urlRequestConvertible else {
+            request.finish(error: .createURLRequestFailed(error: URLError(.unsupportedURL)))
+            return
+        }
         guard !setsUpOnRootQueue else {
             guard !request.isCancelled else { return }
             switch Self.makeInitialRequest(from: convertible) {

@@ -72,7 +72,7 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
          serializationQueue: DispatchQueue,
          eventMonitor: CompositeEventMonitor?,
          interceptor: (any RequestInterceptor)?,
-         delegate: any RequestDelegate,
+         delegate: any RequestSession,
          shouldAutomaticallyResume: Bool?,
          defaultQueue: DispatchQueue) {
         self.convertible = convertible
@@ -93,7 +93,7 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
     /// The opening request has no body.
     override func transportBody(for urlRequest: URLRequest) throws -> TransportRequestBody? { nil }
 
-    override func openExchange(_ transportRequest: TransportRequest, on session: Session, events: any TransportEvents) -> any TransportTask {
+    override func openExchange(_ transportRequest: TransportRequest, on session: any RequestSession, events: any TransportEvents) -> any TransportTask {
         var handshakeRequest = transportRequest
         if let subprotocol = configuration.protocol,
            !handshakeRequest.headerFields.contains(where: { $0.name.lupineEqualsIgnoringASCIICase("Sec-WebSocket-Protocol") }) {
@@ -108,7 +108,7 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
             return state.closeRequest
         }
         if let closeRequest { connection.prepareClose(closeRequest) }
-        connection.start()
+        connection.start(on: session.webSocketEngine)
         return connection
     }
 
@@ -193,11 +193,11 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
     /// Forgets the error a close leaves: the explicit cancellation, or the transport's report of it.
     private func clearCloseCancellation() {
         mutableState.withLockedValue { state in
-            switch state.error {
+            switch state.machine.error {
             case .explicitlyCancelled?:
-                state.error = nil
+                state.machine.error = nil
             case let .sessionTaskFailed(error)? where (error as? URLError)?.code == .cancelled:
-                state.error = nil
+                state.machine.error = nil
             default:
                 break
             }

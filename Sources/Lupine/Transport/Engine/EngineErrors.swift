@@ -144,7 +144,7 @@ enum EngineErrors {
         case .serverCertificateUntrusted: "The certificate of \(authority) is not trusted."
         case .notConnectedToInternet: "The network is unreachable (connecting to \(authority))."
         case .userAuthenticationRequired: "The proxy for \(authority) requires authentication."
-        default: TransportErrorMapping.description(of: code)
+        default: "The request to \(authority) failed (\(TransportErrorMapping.description(of: code)))"
         }
     }
 }

@@ -94,6 +94,12 @@ final class HTTP2Connection: PooledConnection, ExchangeHandlerOwner, @unchecked 
         handler.closeChannel()
     }
 
+    func exchangeHandler(_ handler: ExchangeHandler, switchesTo upgrade: any ProtocolUpgrade, switched: @escaping (Bool) -> Void) {
+        // Upgrades run on HTTP/1.1 connections only (ALPN offers no h2 for them).
+        handler.closeChannel()
+        switched(false)
+    }
+
     func cancelRunningExchanges() {
         for handler in running.values {
             if let exchange = handler.exchange { handler.cancel(exchange) }

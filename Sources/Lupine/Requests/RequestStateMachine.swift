@@ -1,0 +1,441 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The pure state machine behind a `Request`: the user's resume, suspend and cancel, and every
+/// milestone of the current attempt (setup, each hop of its exchange, the decision to retry, the
+/// response serializers) go in as events; what the request must do comes out as actions. It
+/// performs no I/O and calls nothing, so every rule is tested on its own
+/// (`RequestStateMachineTests`).
+///
+/// `state` is the public `Request.State`. `phase` is what the pipeline does, and carries the data
+/// of the attempt it does it for: the attempt's deadline, response and times, and the hop on the
+/// transport with what its response head decided (a redirect to follow, a challenge to answer, a
+/// stored response a 304 revalidated).
+struct RequestStateMachine {
+    /// One attempt: from the start of its setup to the end of its exchange (all of its hops).
+    struct Attempt {
+        /// 0 for the first attempt, then one more per retry.
+        let number: Int
+        /// When the attempt must end (`timeoutIntervalForResource`), shared by its hops.
+        var deadline: Date?
+        var redirectCount = 0
+        var sentTime: Date?
+        var firstByteTime: Date?
+        var completedTime: Date?
+        /// The final response of the current hop, if it has arrived.
+        var response: HTTPURLResponse?
+        /// That response's head as received (fields in order, names repeated, the version).
+        var responseHead: TransportResponseHead?
+        /// Whether a server's 401 challenge was answered: once per attempt.
+        var answeredChallenge = false
+        /// Whether a proxy's 407 was answered: once per attempt.
+        var answeredProxyChallenge = false
+    }
+
+    /// One hop of the attempt's exchange on the transport.
+    struct Hop {
+        /// Tells hops apart: a late answer of an earlier hop's redirect handler changes nothing.
+        let id: Int
+        /// The exchange's handle, once known (`execute` returned, or its first event came).
+        var task: (any TransportTask)?
+        /// When the response head arrived.
+        var responseTime: Date?
+        /// What the response head decided for the end of the hop.
+        var outcome: HopOutcome = .deliver
+    }
+
+    /// What happens when a hop's exchange completes without an error.
+    enum HopOutcome {
+        /// The response was the final one: the transfer completes.
+        case deliver
+        /// A 304 revalidated this stored response: its body is delivered, then the transfer completes.
+        case deliverRevalidated(StoredResponse)
+        /// A redirect is followed with this request, as the next hop.
+        case follow(URLRequest)
+        /// A redirect is refused: the transfer fails with this code.
+        case refuse(URLError.Code)
+        /// A 401 challenge is answered with this request, as the next hop.
+        case answerChallenge(URLRequest)
+    }
+
+    enum Phase {
+        /// Nothing started yet (lazy setup waits for the first resume).
+        case idle
+        /// The URLRequest is being built and adapted (and an upload's body made).
+        case preparing(Attempt)
+        /// The URLRequest is ready; the exchange waits for `resume()`.
+        case waitingForResume(Attempt, URLRequest)
+        /// A hop is on the transport (or about to be: `hop.task` is nil until it is).
+        case exchanging(Attempt, Hop)
+        /// The exchange ended; validators and retriers decide.
+        case deciding(Attempt)
+        /// A retry is scheduled.
+        case waitingToRetry(Attempt)
+        /// The response serializers run.
+        case finishing(Attempt?)
+        /// Serializers completed; handlers added later run alone, on the stored outcome.
+        case done(Attempt?)
+    }
+
+    private(set) var state: Request.State = .initialized
+    private(set) var phase: Phase = .idle
+    /// Retries performed so far.
+    private(set) var retryCount = 0
+    /// The request's error so far (creation, adaptation, transport, validation, cancellation).
+    var error: AFError?
+    /// When the first URLRequest was built.
+    private(set) var startTime: Date?
+    private var hopCount = 0
+
+    // MARK: Reading
+
+    /// The current attempt, or the last one once the request finishes.
+    var attempt: Attempt? {
+        switch phase {
+        case .idle: nil
+        case let .preparing(attempt), let .waitingForResume(attempt, _), let .exchanging(attempt, _),
+             let .deciding(attempt), let .waitingToRetry(attempt):
+            attempt
+        case let .finishing(attempt), let .done(attempt): attempt
+        }
+    }
+
+    /// The hop on the transport, if any.
+    var hop: Hop? {
+        if case let .exchanging(_, hop) = phase { return hop }
+        return nil
+    }
+
+    /// The exchange in flight, if any.
+    var transportTask: (any TransportTask)? { hop?.task }
+
+    /// Whether an exchange runs (its body can be paused and resumed).
+    var isExchanging: Bool { hop != nil }
+
+    /// Whether the serializers have completed.
+    var isDone: Bool {
+        if case .done = phase { return true }
+        return false
+    }
+
+    var timeline: Timeline {
+        let attempt = attempt
+        return Timeline(requestStartTime: startTime, requestSentTime: attempt?.sentTime, initialResponseTime: attempt?.firstByteTime,
+                        requestCompletedTime: attempt?.completedTime, redirectCount: attempt?.redirectCount ?? 0,
+                        retryCount: retryCount)
+    }
+
+    // MARK: User-driven events
+
+    enum ResumeAction: Equatable {
+        /// Not allowed in this state (already resumed, cancelled or finished).
+        case ignore
+        /// Resumed: report it, then do this.
+        case resumed(then: AfterResume)
+    }
+
+    enum AfterResume: Equatable {
+        case nothing
+        /// Lazy setup: the first resume starts it.
+        case startSetup
+        /// The URLRequest waited for the resume: its exchange starts.
+        case startExchange(URLRequest)
+        /// A suspended exchange reads again.
+        case resumeExchange
+    }
+
+    /// `resume()`: allowed from `.initialized` and `.suspended`.
+    mutating func resume(setupIsLazy: Bool) -> ResumeAction {
+        guard state.canTransition(to: .resumed) else { return .ignore }
+        state = .resumed
+        switch phase {
+        case .idle where setupIsLazy:
+            return .resumed(then: .startSetup)
+        case let .waitingForResume(attempt, urlRequest):
+            phase = .exchanging(attempt, nextHop())
+            return .resumed(then: .startExchange(urlRequest))
+        case .exchanging:
+            return .resumed(then: .resumeExchange)
+        case .idle, .preparing, .deciding, .waitingToRetry, .finishing, .done:
+            return .resumed(then: .nothing)
+        }
+    }
+
+    enum SuspendAction: Equatable {
+        case ignore
+        /// Suspended; with `exchangeIsRunning`, the running exchange stops reading.
+        case suspended(exchangeIsRunning: Bool)
+    }
+
+    /// `suspend()`: allowed from `.initialized` and `.resumed`.
+    mutating func suspend() -> SuspendAction {
+        guard state.canTransition(to: .suspended) else { return .ignore }
+        state = .suspended
+        return .suspended(exchangeIsRunning: isExchanging)
+    }
+
+    enum CancelAction {
+        case ignore
+        /// Cancel the exchange (`task` is nil when it is about to start: it then starts cancelled).
+        case cancelExchange(task: (any TransportTask)?)
+        /// Nothing runs on the transport: finish now.
+        case finish
+        /// The request is already finishing: report the cancellation only.
+        case notifyOnly
+    }
+
+    /// `cancel()`: allowed from every state but `.cancelled` and `.finished`. The request's error
+    /// becomes `.explicitlyCancelled` unless one is already recorded.
+    mutating func cancel() -> CancelAction {
+        guard state.canTransition(to: .cancelled) else { return .ignore }
+        state = .cancelled
+        if error == nil { error = .explicitlyCancelled }
+        switch phase {
+        case let .exchanging(_, hop): return .cancelExchange(task: hop.task)
+        case .idle, .preparing, .waitingForResume, .deciding, .waitingToRetry: return .finish
+        case .finishing, .done: return .notifyOnly
+        }
+    }
+
+    // MARK: Setup
+
+    /// The setup of the first attempt begins; false if the request is cancelled or already busy.
+    mutating func beginSetup() -> Bool {
+        guard case .idle = phase, state != .cancelled, state != .finished else { return false }
+        phase = .preparing(Attempt(number: retryCount))
+        return true
+    }
+
+    /// A retry was decided, after the exchange or after a serializer failed; false when the
+    /// request was cancelled meanwhile (it then finishes).
+    mutating func scheduleRetry() -> Bool {
+        guard state != .cancelled, state != .finished else { return false }
+        switch phase {
+        case let .deciding(attempt), let .finishing(attempt?):
+            phase = .waitingToRetry(attempt)
+        case .finishing(nil):
+            phase = .waitingToRetry(Attempt(number: retryCount))
+        case .idle, .preparing, .waitingForResume, .exchanging, .waitingToRetry, .done:
+            return false
+        }
+        return true
+    }
+
+    /// The scheduled retry begins its setup: a new attempt, without the last one's error and
+    /// response. False when the request was cancelled while the retry waited.
+    mutating func beginRetry() -> Bool {
+        guard case .waitingToRetry = phase, state != .cancelled, state != .finished else { return false }
+        retryCount += 1
+        error = nil
+        phase = .preparing(Attempt(number: retryCount))
+        return true
+    }
+
+    /// The first URLRequest of the request was built (the start of its timeline).
+    mutating func urlRequestCreated(at time: Date) {
+        if startTime == nil { startTime = time }
+    }
+
+    enum TransferStart {
+        /// The request is resumed: send.
+        case start
+        /// The request is initialized or suspended: nothing goes out until `resume()`.
+        case waitForResume
+        /// The request was cancelled (or finished) during setup.
+        case abandon
+    }
+
+    /// The URLRequest of the attempt is final.
+    mutating func urlRequestReady(_ urlRequest: URLRequest) -> TransferStart {
+        guard case let .preparing(attempt) = phase, state != .cancelled, state != .finished else { return .abandon }
+        guard state == .resumed else {
+            phase = .waitingForResume(attempt, urlRequest)
+            return .waitForResume
+        }
+        phase = .exchanging(attempt, nextHop())
+        return .start
+    }
+
+    // MARK: Hops
+
+    enum HopStart {
+        /// Send the hop with the attempt's deadline.
+        case send(hopID: Int, deadline: Date?)
+        /// The request was cancelled just before: the transfer completes as cancelled.
+        case cancelled
+    }
+
+    /// A hop is about to go on the transport. The first hop of an attempt sets its deadline with
+    /// `deadline`; a redirect hop keeps it. The response of the previous hop is forgotten.
+    mutating func hopWillStart(isRedirectHop: Bool, deadline: () -> Date?) -> HopStart {
+        guard case .exchanging(var attempt, var hop) = phase, state != .cancelled else { return .cancelled }
+        if !isRedirectHop || attempt.deadline == nil { attempt.deadline = deadline() }
+        attempt.response = nil
+        attempt.responseHead = nil
+        if isRedirectHop || hop.task != nil { hop = nextHop() }
+        phase = .exchanging(attempt, hop)
+        return .send(hopID: hop.id, deadline: attempt.deadline)
+    }
+
+    /// The transport took the hop; true when the request was cancelled meanwhile (cancel `task`).
+    mutating func hopDidStart(_ hopID: Int, task: any TransportTask) -> Bool {
+        guard case .exchanging(let attempt, var hop) = phase, hop.id == hopID else { return false }
+        if hop.task == nil { hop.task = task }
+        phase = .exchanging(attempt, hop)
+        return state == .cancelled
+    }
+
+    /// The request went out.
+    mutating func requestSent(at time: Date) {
+        updateAttempt { $0.sentTime = time }
+    }
+
+    /// The hop's response head arrived (before anything is decided about it).
+    mutating func hopResponseArrived(_ hopID: Int, task: any TransportTask, at time: Date) {
+        updateHop(hopID) { _, hop in
+            // A transport may report events before `execute` returns.
+            if hop.task == nil { hop.task = task }
+            hop.responseTime = time
+        }
+    }
+
+    /// What the hop's response head decided for the end of the hop.
+    mutating func hopDecided(_ hopID: Int, _ outcome: HopOutcome) {
+        updateHop(hopID) { _, hop in hop.outcome = outcome }
+    }
+
+    /// A 401 of this attempt may be answered: true the first time only.
+    mutating func mayAnswerChallenge() -> Bool {
+        guard var attempt, !attempt.answeredChallenge else { return false }
+        attempt.answeredChallenge = true
+        self.setAttempt(attempt)
+        return true
+    }
+
+    /// A 407 of this attempt may be answered: true the first time only.
+    mutating func mayAnswerProxyChallenge() -> Bool {
+        guard var attempt, !attempt.answeredProxyChallenge else { return false }
+        attempt.answeredProxyChallenge = true
+        self.setAttempt(attempt)
+        return true
+    }
+
+    /// The final response of the hop arrived.
+    mutating func responseReceived(_ response: HTTPURLResponse, head: TransportResponseHead, at time: Date) {
+        updateAttempt { attempt in
+            attempt.response = response
+            attempt.responseHead = head
+            attempt.firstByteTime = time
+        }
+    }
+
+    /// The hop's exchange completed without an error: what its response head decided. A
+    /// followed redirect counts one more redirect.
+    mutating func hopCompleted(_ hopID: Int) -> HopOutcome? {
+        guard case .exchanging(var attempt, var hop) = phase, hop.id == hopID else { return nil }
+        let outcome = hop.outcome
+        if case .follow = outcome { attempt.redirectCount += 1 }
+        hop.task = nil
+        phase = .exchanging(attempt, hop)
+        return outcome
+    }
+
+    /// The attempt's exchange ended (all hops), or its setup failed. The first error recorded
+    /// wins: a cancellation or a refused response stays the request's error.
+    mutating func transferCompleted(error transferError: AFError?, at time: Date) -> AFError? {
+        if error == nil { error = transferError }
+        switch phase {
+        case var .exchanging(attempt, _), var .preparing(attempt), var .waitingForResume(attempt, _):
+            attempt.completedTime = time
+            phase = .deciding(attempt)
+        case .idle, .deciding, .waitingToRetry, .finishing, .done:
+            break
+        }
+        return error
+    }
+
+    // MARK: Finishing
+
+    /// The request starts finishing (its serializers run); false if it already is.
+    mutating func beginFinishing(error finishError: AFError?) -> Bool {
+        if let finishError { error = finishError }
+        switch phase {
+        case .finishing, .done: return false
+        case .idle: phase = .finishing(nil)
+        case let .preparing(attempt), let .waitingForResume(attempt, _), let .exchanging(attempt, _),
+             let .deciding(attempt), let .waitingToRetry(attempt):
+            phase = .finishing(attempt)
+        }
+        return true
+    }
+
+    /// A response handler was added: a finished request goes back to `.resumed` to run it.
+    /// Returns whether the request may be resumed automatically, and whether the handler runs
+    /// now (the serializers completed before: it runs alone, on the stored outcome).
+    mutating func serializerAdded() -> (mayResume: Bool, runsNow: Bool) {
+        if state == .finished { state = .resumed }
+        return (state.canTransition(to: .resumed), isDone)
+    }
+
+    /// Every queued serializer completed.
+    mutating func serializersCompleted() {
+        switch phase {
+        case let .finishing(attempt), let .done(attempt): phase = .done(attempt)
+        case .idle: phase = .done(nil)
+        case let .preparing(attempt), let .waitingForResume(attempt, _), let .exchanging(attempt, _),
+             let .deciding(attempt), let .waitingToRetry(attempt):
+            phase = .done(attempt)
+        }
+        // A cancelled request stays `.cancelled`, as in Alamofire.
+        if state.canTransition(to: .finished) { state = .finished }
+    }
+
+    // MARK: Helpers
+
+    private mutating func nextHop() -> Hop {
+        hopCount += 1
+        return Hop(id: hopCount)
+    }
+
+    private mutating func updateAttempt(_ change: (inout Attempt) -> Void) {
+        guard var attempt else { return }
+        change(&attempt)
+        setAttempt(attempt)
+    }
+
+    private mutating func updateHop(_ hopID: Int, _ change: (inout Attempt, inout Hop) -> Void) {
+        guard case .exchanging(var attempt, var hop) = phase, hop.id == hopID else { return }
+        change(&attempt, &hop)
+        phase = .exchanging(attempt, hop)
+    }
+
+    private mutating func setAttempt(_ attempt: Attempt) {
+        switch phase {
+        case .idle: break
+        case .preparing: phase = .preparing(attempt)
+        case let .waitingForResume(_, urlRequest): phase = .waitingForResume(attempt, urlRequest)
+        case let .exchanging(_, hop): phase = .exchanging(attempt, hop)
+        case .deciding: phase = .deciding(attempt)
+        case .waitingToRetry: phase = .waitingToRetry(attempt)
+        case .finishing: phase = .finishing(attempt)
+        case .done: phase = .done(attempt)
+        }
+    }
+}
+
+extension Request.State {
+    /// The transitions Alamofire allows: from `.initialized` anything; `.resumed` and `.suspended`
+    /// swap and may be cancelled; `.cancelled` may only finish; `.finished` is terminal for the
+    /// user-driven states.
+    func canTransition(to newState: Request.State) -> Bool {
+        switch (self, newState) {
+        case (.initialized, _): true
+        case (_, .initialized), (.cancelled, _), (.finished, _): false
+        case (.resumed, .cancelled), (.suspended, .cancelled), (.resumed, .suspended), (.suspended, .resumed): true
+        case (.suspended, .suspended), (.resumed, .resumed): false
+        case (_, .finished): true
+        }
+    }
+}
