@@ -43,6 +43,11 @@ final class RecordingOwner: ExchangeHandlerOwner {
     func exchangeHandlerDidFinish(_ handler: ExchangeHandler, reusable: Bool) {
         finished.append(reusable)
     }
+
+    func exchangeHandler(_ handler: ExchangeHandler, switchesTo upgrade: any ProtocolUpgrade, switched: @escaping (Bool) -> Void) {
+        // The request asked for no upgrade: a 101 must not switch the connection.
+        fuzzRequire(false, "a connection switched protocols for a request that asked for no upgrade")
+    }
 }
 
 final class ResponseRecorder: TransportEvents, @unchecked Sendable {
