@@ -95,6 +95,8 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         deadlineTimer?.timer.cancel()
         idleTimer = nil
         deadlineTimer = nil
+        // The handler holds itself through `bound`: let go, or every connection's handler leaks.
+        bound = nil
     }
 
     func read(context: ChannelHandlerContext) {
