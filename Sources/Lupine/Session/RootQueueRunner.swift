@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Dispatch
 import Synchronization
 
@@ -58,7 +65,7 @@ final class RootQueueRunner: Sendable {
     /// (at once when this thread runs none). Waking a caller from inside that work would have the
     /// caller find the root queue busy and queue its next request behind it, a hand-off.
     func afterCurrentWork(_ action: @escaping @Sendable () -> Void) {
-        if workingThread.load(ordering: .acquiring) == ReadDemandState.currentThread() {
+        if workingThread.load(ordering: .acquiring) == Self.currentThread() {
             deferred.withLock { $0.append(action) }
         } else {
             action()
@@ -67,7 +74,7 @@ final class RootQueueRunner: Sendable {
 
     /// Runs counted work, then the actions it deferred.
     private func perform(_ work: () -> Void) {
-        let thread = ReadDemandState.currentThread()
+        let thread = Self.currentThread()
         let outer = workingThread.load(ordering: .acquiring) != thread
         if outer { workingThread.store(thread, ordering: .releasing) }
         work()
@@ -110,5 +117,14 @@ final class RootQueueRunner: Sendable {
         else { return false }
         queue.sync { perform(work) }
         return true
+    }
+
+    /// An identifier of the calling thread.
+    private static func currentThread() -> UInt {
+        #if canImport(Darwin)
+        UInt(bitPattern: pthread_self())
+        #else
+        UInt(pthread_self())
+        #endif
     }
 }
