@@ -323,7 +323,9 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             }
             // After a 101 the HTTP decoder stops: the connection cannot carry another exchange.
-            responseKeepsAlive = head.isKeepAlive && head.status != .switchingProtocols
+            // (An HTTP/2 stream has no keep-alive to ask for: NIO's `isKeepAlive` is false for
+            // version 2, yet a stream that ended both ways is a clean end.)
+            responseKeepsAlive = (head.version.major >= 2 || head.isKeepAlive) && head.status != .switchingProtocols
             if head.status == .switchingProtocols, let upgrade = exchange.upgrade {
                 if let rejection = upgrade.rejection(of: head) {
                     exchange.events.transportDidReceive(exchange, head: Self.transportHead(head))

@@ -90,8 +90,13 @@ final class HTTP2Connection: PooledConnection, ExchangeHandlerOwner, @unchecked 
     }
 
     func exchangeHandlerDidFinish(_ handler: ExchangeHandler, reusable: Bool) {
-        // The stream is complete in both directions; closing its channel frees it.
-        handler.closeChannel()
+        // A stream that ended in both directions is closed by swift-nio-http2 itself, once its
+        // END_STREAM has gone through the connection's state machine. Closing its channel from
+        // here, a moment earlier, sends RST_STREAM(CANCEL) for every request; servers count resets
+        // (swift-nio-http2's allows 200 in 30 s, as a "rapid reset" defence) and then drop the
+        // connection under the requests still running on it. Only a stream that did not end
+        // cleanly (the request not all sent, parts left) is reset.
+        if !reusable { handler.closeChannel() }
     }
 
     func exchangeHandler(_ handler: ExchangeHandler, switchesTo upgrade: any ProtocolUpgrade, switched: @escaping (Bool) -> Void) {
