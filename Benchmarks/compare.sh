@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the scenarios S1-S6 for Lupine, raw AsyncHTTPClient and URLSession, alternating the clients
+# Runs the scenarios S1-S7 for Lupine, raw AsyncHTTPClient and URLSession, alternating the clients
 # in every repetition, against `lupine serve` (release) in its own process, and prints a table of
 # medians with the Lupine/AHC and Lupine/URLSession ratios.
 #
@@ -23,7 +23,7 @@ for _ in $(seq 1 100); do [ -s "$server_output" ] && break; sleep 0.1; done
 export LUPINE_BENCH_URL="$(head -n 1 "$server_output")"
 echo "server: $LUPINE_BENCH_URL (pid $server_pid)" >&2
 
-scenarios=("S1 smallGET" "S2 concurrentGET64" "S3 body100MiB" "S4 download100MiB" "S5 post1MiB" "S6 cachedGET64")
+scenarios=("S1 smallGET" "S2 concurrentGET64" "S3 body100MiB" "S4 download100MiB" "S5 post1MiB" "S6 cachedGET64" "S7 heuristicCachedGET64")
 # LUPINE_BENCH_SCENARIOS="S2 S6" runs only the scenarios named (by their S-number).
 if [[ -n "${LUPINE_BENCH_SCENARIOS:-}" ]]; then
     chosen=()

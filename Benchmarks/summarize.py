@@ -15,6 +15,7 @@ UNITS = {
     "S4_download100MiB": (max(1, int((100 << 20) * SCALE)) / 1e6, "MB/s"),
     "S5_post1MiB": (max(1, int(200 * SCALE)), "req/s"),
     "S6_cachedGET64": (max(64, int(20000 * SCALE)) // 64 * 64, "req/s"),
+    "S7_heuristicCachedGET64": (max(64, int(20000 * SCALE)) // 64 * 64, "req/s"),
 }
 TO_SECONDS = {"ns": 1e-9, "μs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 

@@ -6,13 +6,18 @@ import PackageDescription
 /// `-sanitize=fuzzer,address` and `-enable-testing` (the targets reach Lupine's internal parsers
 /// with `@testable import`, so Lupine needs no fuzzing-only public API).
 let fuzzTargets = ["FuzzFormEncoding", "FuzzMultipart", "FuzzHeaders", "FuzzCookies", "FuzzResumeData",
-                   "FuzzServerSentEvents"]
+                   "FuzzServerSentEvents", "FuzzWebSocketFrames", "FuzzDigestChallenge", "FuzzProxyEnvironment",
+                   "FuzzCacheRules", "FuzzURLProtocolClient", "FuzzHTTP1Response"]
 
 let package = Package(
     name: "LupineFuzz",
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "Lupine", path: ".."),
+        // The versions Lupine itself resolves: the engine targets drive SwiftNIO handlers directly.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         .target(name: "CFuzzDriver"),
@@ -24,6 +29,12 @@ let package = Package(
                 "FuzzSupport",
                 .product(name: "Lupine", package: "Lupine"),
                 .product(name: "LupineTestServer", package: "Lupine"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         )
     }

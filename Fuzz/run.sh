@@ -15,7 +15,9 @@ seconds="${1:-180}"
 shift || true
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="$root/.build-fuzz"
-all_targets=(FuzzFormEncoding FuzzMultipart FuzzHeaders FuzzCookies FuzzResumeData FuzzServerSentEvents)
+all_targets=(FuzzFormEncoding FuzzMultipart FuzzHeaders FuzzCookies FuzzResumeData FuzzServerSentEvents
+             FuzzWebSocketFrames FuzzDigestChallenge FuzzProxyEnvironment FuzzCacheRules FuzzURLProtocolClient
+             FuzzHTTP1Response)
 targets=("${@:-${all_targets[@]}}")
 if [[ $# -eq 0 ]]; then targets=("${all_targets[@]}"); fi
 

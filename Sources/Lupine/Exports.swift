@@ -1,5 +1,5 @@
 // Code that imports only Lupine sees URLRequest, HTTPURLResponse and friends, as with Alamofire.
-// NIO and AsyncHTTPClient are deliberately not re-exported: their HTTPHeaders and HTTPMethod
+// NIO is deliberately not re-exported: their HTTPHeaders and HTTPMethod
 // would make the same names in user code ambiguous.
 #if canImport(FoundationNetworking)
 @_exported import FoundationNetworking

@@ -81,7 +81,8 @@ struct DownloadRunner {
                 try? FileManager.default.removeItem(at: partial)
             }
         }
-        throw report(FailureReport(error, url: request.request?.url ?? url, timeout: connection.timeout), verbose: connection.verbose)
+        throw report(FailureReport(error, url: request.request?.url ?? url, timeout: connection.timeout, proxy: connection.proxy),
+                     verbose: connection.verbose)
     }
 
     /// Ctrl-C or SIGTERM: with `--continue`, the download stops with resume data, kept for the next

@@ -23,10 +23,11 @@ struct FailureReport: Equatable {
     /// - Parameters:
     ///   - url: the URL requested (the error's failing URL, a redirect's target, wins when it has one).
     ///   - timeout: the `--timeout` given, if any, to say how long was waited.
-    init(_ error: AFError, url: URL?, timeout: Double?) {
+    ///   - proxy: the `--proxy` given, if any: a connection that could not be made may be the proxy's refusal.
+    init(_ error: AFError, url: URL?, timeout: Double?, proxy: String? = nil) {
         switch error {
         case let .requestRetryFailed(_, originalError):
-            self.init(originalError.asAFError ?? .sessionTaskFailed(error: originalError), url: url, timeout: timeout)
+            self.init(originalError.asAFError ?? .sessionTaskFailed(error: originalError), url: url, timeout: timeout, proxy: proxy)
         case let .sessionTaskFailed(underlying):
             guard let urlError = underlying as? URLError else {
                 self.init(status: ExitStatus.failed, message: "The request to \(Endpoint(url)) failed.",
@@ -34,7 +35,8 @@ struct FailureReport: Equatable {
                 return
             }
             let endpoint = Endpoint(urlError.failingURL ?? url)
-            let (status, message) = Self.describe(urlError.code, endpoint: endpoint, timeout: timeout)
+            let (status, message) = Self.describe(urlError.code, endpoint: endpoint, timeout: timeout,
+                                                  proxy: proxy.flatMap(URL.init(string:)).map(Endpoint.init))
             self.init(status: status, message: message, detail: Self.rawDetail(of: urlError))
         case let .serverTrustEvaluationFailed(reason):
             self.init(status: ExitStatus.tlsFailed,
@@ -55,8 +57,11 @@ struct FailureReport: Equatable {
         }
     }
 
-    private static func describe(_ code: URLError.Code, endpoint: Endpoint, timeout: Double?) -> (Int32, String) {
+    private static func describe(_ code: URLError.Code, endpoint: Endpoint, timeout: Double?, proxy: Endpoint?) -> (Int32, String) {
         switch code {
+        case .cannotConnectToHost where proxy != nil:
+            (ExitStatus.cannotConnect, "Cannot reach \(endpoint) through the proxy at \(proxy.map(\.description) ?? ""): "
+                + "the proxy is unreachable, refused to open a tunnel there, or could not connect to it.")
         case .cannotFindHost, .dnsLookupFailed:
             (ExitStatus.cannotResolveHost, "Cannot resolve the host name \(endpoint.host) (port \(endpoint.port)).")
         case .cannotConnectToHost:

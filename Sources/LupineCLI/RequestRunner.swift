@@ -61,7 +61,7 @@ struct RequestRunner {
         }
         guard let error = completion.error else { return }
         if error.isExplicitlyCancelledError, printer.stoppedAfterHead { return }
-        throw report(FailureReport(error, url: url, timeout: connection.timeout), verbose: connection.verbose)
+        throw report(FailureReport(error, url: url, timeout: connection.timeout, proxy: connection.proxy), verbose: connection.verbose)
     }
 }
 

@@ -4,7 +4,8 @@ import Synchronization
 
 /// A server for deadline tests that accepts connections and never sends a byte: a TLS client
 /// waits in its handshake, an HTTP client for its response head. It reads and drops what it is
-/// sent, listens on 127.0.0.1 only, and counts the connections it accepted.
+/// sent (or, for backpressure tests, reads nothing at all), listens on 127.0.0.1 only, and counts
+/// the connections it accepted.
 public final class LupineSilentServer: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
@@ -26,12 +27,21 @@ public final class LupineSilentServer: Sendable {
     }
 
     /// Starts on a free port of 127.0.0.1.
-    public static func start() async throws -> LupineSilentServer {
+    ///
+    /// - Parameter readsRequests: When false, the server never reads from its connections (and
+    ///   keeps small receive buffers), so a client's writes soon stop being accepted.
+    public static func start(readsRequests: Bool = true) async throws -> LupineSilentServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let accepted = Accepted()
         do {
-            let channel = try await ServerBootstrap(group: group)
+            var bootstrap = ServerBootstrap(group: group)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            if !readsRequests {
+                bootstrap = bootstrap
+                    .serverChannelOption(.socketOption(.so_rcvbuf), value: 16 * 1024)
+                    .childChannelOption(.autoRead, value: false)
+            }
+            let channel = try await bootstrap
                 .childChannelInitializer { channel in
                     accepted.count.withLock { $0 += 1 }
                     return channel.eventLoop.makeSucceededVoidFuture()

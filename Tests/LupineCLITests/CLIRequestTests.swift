@@ -132,6 +132,17 @@ extension CLITests {
             #expect(result.status == 0, "\(result.errors)")
             #expect(!records.isEmpty)
         }
+
+        /// A proxy that, like squid by default, opens tunnels only to port 443: the line says the
+        /// request went through the proxy, not that the origin refused the connection.
+        @Test func aTunnelTheProxyRefusesIsNamedAsSuch() async throws {
+            let proxy = try await LupineTestProxy.start()
+            let result = try await CLIProcess.run(["get", "--proxy", "http://127.0.0.1:\(proxy.port)", "https://127.0.0.1:8443/get"])
+            try await proxy.shutdown()
+            #expect(result.status == 7)
+            #expect(result.errors == "lupine: Cannot reach 127.0.0.1 port 8443 through the proxy at 127.0.0.1 port \(proxy.port): "
+                + "the proxy is unreachable, refused to open a tunnel there, or could not connect to it.\n")
+        }
     }
 
     /// `--pin-cert` and `--cert`/`--key` against TLS test servers (the fixtures of LupineTests).

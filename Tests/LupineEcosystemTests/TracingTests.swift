@@ -191,8 +191,7 @@ import Tracing
 
         _ = await traced.request(server.url("/get")).serializingData().response
         _ = await untraced.request(server.url("/get")).serializingData().response
-        // Only Lupine's spans: AsyncHTTPClient, under the transport today, makes one of its own
-        // with the tracer active when its client was made.
+        // Only the traced Session's request makes a span.
         let spans = try await finishedSpans(tracer).filter { $0.events.contains { $0.name == "lupine.request.sent" } }
         #expect(spans.count == 1, "\(tracer.finishedSpans.map(\.operationName))")
         withExtendedLifetime((traced, untraced)) {}

@@ -72,6 +72,34 @@ import Testing
         try await server.shutdown()
     }
 
+    /// The retry on a new connection happens once: when that connection fails too, the request
+    /// fails.
+    @Test func requestIsRetriedOnlyOnceAfterADeadReusedConnection() async throws {
+        let server = try await LupineTestServer.start()
+        let session = Session()
+        #expect(await session.request(server.url("/fault/drop-next")).serializingString().response.value == "ok\n")
+        // Dropped on the reused connection, then reset on the new one.
+        let response = await session.request(server.url("/fault/reset")).serializingData().response
+
+        #expect(response.error?.sessionTaskURLErrorCode == .networkConnectionLost)
+        #expect(server.acceptedConnections == 2)
+        #expect(server.hits(for: "/fault/reset") == 1)
+        try await server.shutdown()
+    }
+
+    /// A streamed body cannot be produced twice: it is not retried on a new connection.
+    @Test func streamedBodyOnADeadReusedConnectionIsNotRetried() async throws {
+        let server = try await LupineTestServer.start()
+        let session = Session()
+        #expect(await session.request(server.url("/fault/drop-next")).serializingString().response.value == "ok\n")
+        let stream = InputStream(data: Data("streamed".utf8))
+        let response = await session.upload(stream, to: server.url("/upload")).serializingData().response
+
+        #expect(response.error?.sessionTaskURLErrorCode == .networkConnectionLost)
+        #expect(server.acceptedConnections == 1)
+        try await server.shutdown()
+    }
+
     @Test func requestAskingConnectionCloseIsNotFollowedOnTheSameConnection() async throws {
         let server = try await LupineTestServer.start()
         let session = Session()
@@ -79,6 +107,62 @@ import Testing
         #expect(closing.response?.statusCode == 200)
         #expect(await session.performsNormalRequest(on: server))
         #expect(server.acceptedConnections == 2)
+        try await server.shutdown()
+    }
+
+    /// The server sends a second response nobody asked for right behind the first: the connection
+    /// is dropped for it before the next request could be sent on it.
+    @Test func bytesPastTheResponseCloseTheConnectionBeforeTheNextRequest() async throws {
+        let server = try await LupineTestServer.start()
+        let session = Session()
+        let first = await session.request(server.url("/fault/extra-bytes")).serializingString().response
+        #expect(first.value == "hello")
+        for _ in 0..<3 {
+            let next = await session.request(server.url("/get")).serializingDecodable(HTTPBinResponse.self).response
+            #expect(next.error == nil)
+            #expect(next.response?.statusCode == 200)
+        }
+        #expect(server.acceptedConnections == 2)
+        try await server.shutdown()
+    }
+
+    /// Through an HTTP proxy each response says `Connection: close` (the test proxy relays one
+    /// response per connection): the next request opens a new connection instead of failing on
+    /// the closed one.
+    @Test func responseAskingConnectionCloseIsNotFollowedOnTheSameConnection() async throws {
+        let server = try await LupineTestServer.start()
+        let proxy = try await LupineTestProxy.start()
+        let engine = ConnectionEngine()
+        let configuration = URLSessionConfiguration.af.default
+        configuration.connectionProxyDictionary = ["HTTPEnable": 1, "HTTPProxy": "127.0.0.1", "HTTPPort": proxy.port]
+        let session = Session(transport: engine, configuration: configuration)
+        for _ in 0..<3 {
+            let response = await session.request(server.url("/get")).serializingData().response
+            #expect(response.error == nil)
+            #expect(response.response?.value(forHTTPHeaderField: "Connection")?.lowercased() == "close")
+        }
+        #expect(engine.connectionCounts.opened == 3)
+        #expect(proxy.records.count == 3)
+        try await proxy.shutdown()
+        try await server.shutdown()
+    }
+
+    @Test func requestsThroughAProxyAndDirectDoNotShareConnections() async throws {
+        let server = try await LupineTestServer.start()
+        let proxy = try await LupineTestProxy.start(kind: .socks5)
+        let engine = ConnectionEngine()
+        let direct = Session(transport: engine)
+        let configuration = URLSessionConfiguration.af.default
+        configuration.connectionProxyDictionary = ["SOCKSEnable": 1, "SOCKSProxy": "127.0.0.1", "SOCKSPort": proxy.port]
+        let proxied = Session(transport: engine, configuration: configuration)
+        for _ in 0..<2 {
+            #expect(await direct.performsNormalRequest(on: server))
+            #expect(await proxied.performsNormalRequest(on: server))
+        }
+        #expect(server.acceptedConnections == 2)
+        #expect(proxy.records.count == 1)
+        #expect(engine.connectionCounts.opened == 2)
+        try await proxy.shutdown()
         try await server.shutdown()
     }
 

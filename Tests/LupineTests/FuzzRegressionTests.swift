@@ -77,4 +77,66 @@ import Testing
             + "\r\n--b--\r\n"
         #expect(String(decoding: try form.encode(), as: UTF8.self) == expected)
     }
+
+    // MARK: FuzzDigestChallenge
+
+    /// A realm or nonce written with quoted-pairs (RFC 9110 section 5.6.4) was read with its
+    /// backslashes, and white space inside the quotes was trimmed: the answer's hash then used
+    /// another realm than the server's, and the credential was refused.
+    @Test func quotedPairsAndSpacesInAChallengeAreReadAsTheServerMeantThem() throws {
+        let field = "Digest realm=\"\\r\\e\\\"a\\\\l m \", nonce=\" n\\,1 \", qop=\"auth\", opaque=\"o\\\"\""
+        let challenge = try #require(AuthenticationChallenge(field: field))
+        #expect(challenge.realm == "re\"a\\l m ")
+        #expect(challenge.parameters["nonce"] == " n,1 ")
+        #expect(challenge.parameters["opaque"] == "o\"")
+        #expect(challenge.parameters["qop"] == "auth")
+        // Tokens are still trimmed.
+        #expect(AuthenticationChallenge(field: "Digest algorithm = SHA-256 , nonce=x")?.parameters["algorithm"] == "SHA-256")
+    }
+
+    // MARK: FuzzProxyEnvironment
+
+    /// `http_proxy=http://proxy:99999` named a proxy on a port no connection can use; such a value
+    /// now names no proxy, as an unknown scheme does.
+    @Test func proxyValueWithAPortOutOfRangeNamesNoProxy() {
+        #expect(ProxyEnvironment.proxy(from: "http://proxy:99999") == nil)
+        #expect(ProxyEnvironment.proxy(from: "socks5://proxy:0") == nil)
+        #expect(ProxyEnvironment.proxy(from: "proxy:65535")?.port == 65535)
+        let settings = ProxyEnvironment.settings(from: ["https_proxy": "http://proxy:70000", "all_proxy": "http://fallback:3128"])
+        #expect(settings.httpsProxy?.host == "fallback")
+    }
+
+    // MARK: FuzzURLProtocolClient
+
+    /// A URLProtocol that sent a response and then reported a redirect (or a valid cached
+    /// response) made the exchange deliver a second response head. It now fails the request.
+    @Test func urlProtocolRedirectingAfterAResponseFailsTheRequest() async throws {
+        let configuration = URLSessionConfiguration.af.default
+        configuration.protocolClasses = [ResponseThenRedirectURLProtocol.self]
+        let session = Session(configuration: configuration)
+        let response = await session.request("https://response-then-redirect.lupine.test/a").serializingData().response
+
+        #expect(response.error?.sessionTaskURLErrorCode == .badServerResponse)
+    }
+}
+
+/// Sends a 200, some data, then reports a redirect: a second response.
+final class ResponseThenRedirectURLProtocol: URLProtocol {
+    override class func canInit(with request: URLRequest) -> Bool {
+        request.url?.host == "response-then-redirect.lupine.test"
+    }
+
+    override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
+
+    override func startLoading() {
+        guard let url = request.url, let target = URL(string: "https://response-then-redirect.lupine.test/b"),
+              let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:]),
+              let redirect = HTTPURLResponse(url: url, statusCode: 302, httpVersion: "HTTP/1.1", headerFields: [:])
+        else { return }
+        client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
+        client?.urlProtocol(self, didLoad: Data("body".utf8))
+        client?.urlProtocol(self, wasRedirectedTo: URLRequest(url: target), redirectResponse: redirect)
+    }
+
+    override func stopLoading() {}
 }

@@ -140,7 +140,7 @@ import Testing
         RefusedURL(url: "mailto:someone@example.com", expected: .urlError(.unsupportedURL)),
         RefusedURL(url: "data:text/plain,hello", expected: .urlError(.unsupportedURL)),
         RefusedURL(url: "ws://127.0.0.1/get", expected: .urlError(.unsupportedURL)),
-        // AsyncHTTPClient itself would connect to a Unix domain socket for these.
+        // Some HTTP clients would connect to a Unix domain socket for these.
         RefusedURL(url: "http+unix://%2Ftmp%2Flupine.sock/get", expected: .urlError(.unsupportedURL)),
         RefusedURL(url: "unix:///tmp/lupine.sock", expected: .urlError(.unsupportedURL)),
         RefusedURL(url: "http:///get", expected: .urlError(.badURL)),

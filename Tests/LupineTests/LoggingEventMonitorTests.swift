@@ -147,6 +147,25 @@ import Testing
         withExtendedLifetime(session) {}
     }
 
+    /// The engine's own connection events go to the logger its configuration names.
+    @Test func theEngineLogsConnectionEventsToTheLoggerItWasGiven() async throws {
+        let server = try await testServer()
+        let store = LogStore()
+        let configuration = URLSessionConfiguration.af.default
+        var engineLogger = Logger(label: "test.lupine.engine") { _ in InMemoryLogHandler(store: store) }
+        engineLogger.logLevel = .debug
+        let engine = ConnectionEngine(configuration: .init(sessionConfiguration: configuration, logger: engineLogger))
+        let session = Session(transport: engine, configuration: configuration)
+
+        _ = await session.request(server.url("/get")).serializingData().response
+
+        let origin = "127.0.0.1:\(server.port)"
+        let opened = try #require(store.entries.first { $0.message == "connection open" })
+        #expect(opened.metadata["origin"] == origin)
+        #expect(opened.level == .debug)
+        withExtendedLifetime(session) {}
+    }
+
     @Test func credentialsInErrorDescriptionsAreRedacted() async throws {
         let store = LogStore()
         let session = Session(eventMonitors: [LoggingEventMonitor(logger: logger(into: store))])

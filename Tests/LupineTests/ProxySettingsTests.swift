@@ -28,6 +28,16 @@ import Testing
         #expect(settings.proxy(for: try url("http://example.com")) == TransportProxy(kind: .socks, host: "socks.test", port: 1080))
     }
 
+    @Test func webSocketURLsGoThroughTheProxyOfTheirHTTPScheme() throws {
+        let settings = ProxySettings(connectionProxyDictionary: [
+            "HTTPEnable": 1, "HTTPProxy": "proxy.test", "HTTPPort": 3128,
+            "HTTPSEnable": 1, "HTTPSProxy": "tls-proxy.test", "HTTPSPort": 8443,
+        ])
+
+        #expect(settings.proxy(for: try url("ws://example.com/socket")) == TransportProxy(kind: .http, host: "proxy.test", port: 3128))
+        #expect(settings.proxy(for: try url("wss://example.com/socket")) == TransportProxy(kind: .http, host: "tls-proxy.test", port: 8443))
+    }
+
     @Test func disabledOrHostlessDictionaryEntriesAreIgnored() throws {
         let settings = ProxySettings(connectionProxyDictionary: [
             "HTTPEnable": 0, "HTTPProxy": "proxy.test", "HTTPSEnable": 1, "HTTPSProxy": " ",

@@ -32,6 +32,26 @@ import Testing
         #expect(bundle.af.paths(forResourcesOfTypes: [".der", ".DER"]).count == 2)
     }
 
+    /// Alamofire counts a .cer, .crt or .der file as a certificate only when it is DER: its own
+    /// bundle test expects PEM text under those extensions to be skipped. PEM is read from .pem.
+    @Test func bundleSkipsPEMTextUnderTheDERExtensionsAsAlamofireDoes() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lupine-bundle-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let pem = try TLSFixture.data("leaf.pem")
+        try TLSFixture.data("leaf.der").write(to: folder.appendingPathComponent("leafDER.cer"))
+        try TLSFixture.data("ca.der").write(to: folder.appendingPathComponent("caDER.crt"))
+        for name in ["leafPEM.cer", "leafPEM.crt", "leafPEM.der"] { try pem.write(to: folder.appendingPathComponent(name)) }
+        try TLSFixture.data("ca.pem").write(to: folder.appendingPathComponent("ca.pem"))
+        try Data("random gibberish".utf8).write(to: folder.appendingPathComponent("gibberish.crt"))
+        let bundle = try #require(Bundle(path: folder.path))
+
+        let certificates = bundle.af.certificates
+
+        #expect(certificates == [try TLSFixture.certificate("ca.der"), try TLSFixture.certificate("leaf.der"),
+                                 try TLSFixture.certificate("ca.pem")])
+    }
+
     @Test func trustEvaluatesAgainstAnchorsAndHostOutsideAConnection() throws {
         let chain = [try TLSFixture.certificate("leaf.der"), try TLSFixture.certificate("ca.der")]
         var created: SecTrust?

@@ -112,9 +112,9 @@ import Testing
     }
 }
 
-/// A Session released right after its last response: AsyncHTTPClient 1.37.0 traps when its pool
-/// shuts down while a connection is being handed back to it, so the transport delays its shutdown.
-/// The race needs load: eight workers release sessions at once.
+/// A Session released right after its last response: its engine shuts down while a connection may
+/// still be handed back to its pool, which must not crash. The race needs load: eight workers
+/// release sessions at once.
 @Suite struct SessionReleaseTests {
     @Test func sessionsReleasedRightAfterTheirResponseDoNotCrashTheProcess() async throws {
         let server = try await testServer()

@@ -6,9 +6,8 @@ import Lupine
 import LupineTestServer
 import Testing
 
-/// Lupine's own TLS connections (used with a trust evaluator or a client certificate) keep the
-/// behaviour of the AsyncHTTPClient path: decompression and its limit, timeouts, redirects, HEAD
-/// framing, cancellation.
+/// https with a trust evaluator behaves as plain http does on the engine: decompression and its
+/// limit, timeouts, redirects, HEAD framing, cancellation, the per-host limit and backpressure.
 @Suite struct TrustedConnectionBehaviourTests {
     private struct GzipEcho: Decodable {
         let gzipped: Bool?

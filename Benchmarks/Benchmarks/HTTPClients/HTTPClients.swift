@@ -2,7 +2,7 @@ import Benchmark
 import BenchmarkClients
 import Foundation
 
-// The scenarios S1-S6 (Sources/BenchmarkClients/Scenario.swift) for Lupine, raw AsyncHTTPClient and
+// The scenarios S1-S7 (Sources/BenchmarkClients/Scenario.swift) for Lupine, raw AsyncHTTPClient and
 // URLSession, against the server at LUPINE_BENCH_URL (compare.sh starts `lupine serve` in its own
 // process). One benchmark iteration runs the whole scenario; compare.sh turns its wall-clock time
 // into requests or bytes per second. LUPINE_BENCH_SCALE shrinks or grows every count (default 1).

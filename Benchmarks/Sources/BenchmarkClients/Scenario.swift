@@ -10,6 +10,8 @@ import Foundation
 /// S6 cachedGET64:       S2's load on a small body with `Cache-Control: max-age=3600`: Lupine
 ///                       answers from its HTTP cache, raw AsyncHTTPClient (which has none) and
 ///                       URLSession (its cache off, as in every scenario) go to the network
+/// S7 heuristicCachedGET64: S6 on a body fresh only heuristically, from a `Last-Modified` in the
+///                       past (RFC 9111 section 4.2.2): a hit must cost what an S6 hit costs
 public enum Scenario: String, CaseIterable, Sendable {
     case smallGET = "S1 smallGET"
     case concurrentGET64 = "S2 concurrentGET64"
@@ -17,6 +19,7 @@ public enum Scenario: String, CaseIterable, Sendable {
     case download100MiB = "S4 download100MiB"
     case post1MiB = "S5 post1MiB"
     case cachedGET64 = "S6 cachedGET64"
+    case heuristicCachedGET64 = "S7 heuristicCachedGET64"
 
     /// Requests in flight at once in S2.
     public static let concurrency = 64
@@ -25,7 +28,7 @@ public enum Scenario: String, CaseIterable, Sendable {
     public func requestCount(scale: Double) -> Int {
         switch self {
         case .smallGET: Self.scaled(2000, scale)
-        case .concurrentGET64, .cachedGET64: max(Self.concurrency, Self.scaled(20000, scale)) / Self.concurrency * Self.concurrency
+        case .concurrentGET64, .cachedGET64, .heuristicCachedGET64: max(Self.concurrency, Self.scaled(20000, scale)) / Self.concurrency * Self.concurrency
         case .body100MiB, .download100MiB: 1
         case .post1MiB: Self.scaled(200, scale)
         }
@@ -45,6 +48,10 @@ public enum Scenario: String, CaseIterable, Sendable {
         case .cachedGET64:
             // `/cached/KEY` answers with the query's pairs as header fields: a small JSON body.
             try await Self.concurrentGETs(count, of: "\(baseURL)/cached/s6?Cache-Control=max-age%3D3600", with: client)
+        case .heuristicCachedGET64:
+            // No Cache-Control or Expires: fresh for a tenth of the time since Last-Modified.
+            try await Self.concurrentGETs(count, of: "\(baseURL)/cached/s7?Last-Modified=Mon%2C%2001%20Jan%202024%2000%3A00%3A00%20GMT",
+                                          with: client)
         case .body100MiB:
             let size = Self.largeBodySize(scale: scale)
             let received = try await client.bodyByteCount("\(baseURL)/bytes/\(size)")

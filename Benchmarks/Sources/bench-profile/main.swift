@@ -3,7 +3,7 @@ import Foundation
 
 // Runs one scenario with one client, without the benchmark harness, so that it can be run under
 // `valgrind --tool=callgrind` or `perf`, and prints what the harness does not: context switches
-// per request (getrusage) and the distinct TCP connections used (ConnectionCensus).
+// and CPU time per request (getrusage) and the distinct TCP connections used (ConnectionCensus).
 //
 //   bench-profile CLIENT SCENARIO [RUNS]     e.g. bench-profile Lupine S2 3
 //   LUPINE_BENCH_URL (default http://127.0.0.1:8080), LUPINE_BENCH_SCALE (default 1)
@@ -13,7 +13,7 @@ guard arguments.count >= 2,
       let client = scenarioClient(named: arguments[arguments.startIndex]),
       let scenario = Scenario.allCases.first(where: { $0.rawValue.hasPrefix(arguments[arguments.startIndex + 1] + " ") })
 else {
-    FileHandle.standardError.write(Data("usage: bench-profile Lupine|AHC|URLSession S1|S2|S3|S4|S5|S6 [runs]\n".utf8))
+    FileHandle.standardError.write(Data("usage: bench-profile Lupine|AHC|URLSession S1|S2|S3|S4|S5|S6|S7 [runs]\n".utf8))
     exit(2)
 }
 let runs = arguments.count > 2 ? max(1, Int(arguments[arguments.startIndex + 2]) ?? 1) : 1
@@ -22,37 +22,30 @@ let baseURL = environment["LUPINE_BENCH_URL"] ?? "http://127.0.0.1:8080"
 let scale = Double(environment["LUPINE_BENCH_SCALE"] ?? "1") ?? 1
 let census = ConnectionCensus(serverPort: URL(string: baseURL)?.port ?? 80)
 
-func contextSwitches() -> (voluntary: Int, involuntary: Int) {
+/// Context switches and CPU microseconds (user + system) of this process so far.
+func processUsage() -> (voluntary: Int, involuntary: Int, cpuMicroseconds: Int) {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
-    return (Int(usage.ru_nvcsw), Int(usage.ru_nivcsw))
-}
-
-/// User plus system CPU time of the whole process so far, in microseconds.
-func cpuMicroseconds() -> Int {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    let user = Int(usage.ru_utime.tv_sec) * 1_000_000 + Int(usage.ru_utime.tv_usec)
-    let system = Int(usage.ru_stime.tv_sec) * 1_000_000 + Int(usage.ru_stime.tv_usec)
-    return user + system
+    let cpu = (Int(usage.ru_utime.tv_sec) + Int(usage.ru_stime.tv_sec)) * 1_000_000
+        + Int(usage.ru_utime.tv_usec) + Int(usage.ru_stime.tv_usec)
+    return (Int(usage.ru_nvcsw), Int(usage.ru_nivcsw), cpu)
 }
 
 do {
     census.start()
     try await scenario.run(client, baseURL: baseURL, scale: scale)  // warm-up: connections, caches
-    let switchesBefore = contextSwitches()
-    let cpuBefore = cpuMicroseconds()
+    let usageBefore = processUsage()
     let start = ContinuousClock.now
     for _ in 0..<runs { try await scenario.run(client, baseURL: baseURL, scale: scale) }
     let elapsed = ContinuousClock.now - start
-    let switchesAfter = contextSwitches()
-    let cpuAfter = cpuMicroseconds()
+    let usageAfter = processUsage()
     let connections = census.stop()
 
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     let requests = scenario.requestCount(scale: scale) * runs
-    let voluntary = Double(switchesAfter.voluntary - switchesBefore.voluntary) / Double(requests)
-    let involuntary = Double(switchesAfter.involuntary - switchesBefore.involuntary) / Double(requests)
+    let voluntary = Double(usageAfter.voluntary - usageBefore.voluntary) / Double(requests)
+    let involuntary = Double(usageAfter.involuntary - usageBefore.involuntary) / Double(requests)
+    let cpuPerRequest = Double(usageAfter.cpuMicroseconds - usageBefore.cpuMicroseconds) / Double(requests)
     let rate: String
     switch scenario {
     case .body100MiB, .download100MiB:
@@ -61,8 +54,7 @@ do {
         rate = String(format: "%.0f req/s", Double(requests) / seconds)
     }
     print("\(scenario.rawValue) \(client.name): \(runs) run(s), \(String(format: "%.3f", seconds)) s, \(rate), "
-        + "context switches per request \(String(format: "%.2f", voluntary)) voluntary + \(String(format: "%.2f", involuntary)) involuntary, "
-        + "CPU per request \(String(format: "%.1f", Double(cpuAfter - cpuBefore) / Double(requests))) µs, "
+        + "CPU \(String(format: "%.1f", cpuPerRequest)) µs per request, context switches per request \(String(format: "%.2f", voluntary)) voluntary + \(String(format: "%.2f", involuntary)) involuntary, "
         + "distinct TCP connections used (warm-up included) \(connections)")
 } catch {
     FileHandle.standardError.write(Data("bench-profile: \(error)\n".utf8))

@@ -38,9 +38,6 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
     private struct State {
         var isOpen = false
         var index: [String: IndexEntry] = [:]
-        /// The key part (the key's SHA-256) of every file in `index`: a key without a file is
-        /// answered without naming its file or touching the disk.
-        var keyHashes: Set<Substring> = []
         var totalSize = 0
         var clock: UInt64 = 0
         /// Files per group tag, and the corelibs identifier behind each tag with a marker file.
@@ -68,8 +65,11 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
     func read(_ key: HTTPCacheKey, url: URL) -> HTTPCacheFile? {
         state.withLockedValue { state in
             open(&state)
-            guard state.keyHashes.contains(Substring(Self.keyHash(key))) else { return nil }
             let (name, tag, _) = Self.fileName(for: key, url: url)
+            // The index knows every file of the folder when it was opened and every file this
+            // process wrote since: a name it lacks is a miss without a look at the disk. (A file
+            // another process wrote meanwhile is missed, which only costs a trip to the network.)
+            guard state.index[name] != nil else { return nil }
             guard let bytes = try? Data(contentsOf: directory.appendingPathComponent(name)) else {
                 forget(name, in: &state)
                 return nil
@@ -182,7 +182,6 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
     }
 
     private func record(_ name: String, _ entry: IndexEntry, in state: inout State) {
-        state.keyHashes.insert(Self.keyPart(of: name))
         if let previous = state.index.updateValue(entry, forKey: name) {
             state.totalSize -= previous.size
         } else {
@@ -194,7 +193,6 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
     /// Drops `name` from the index; the group's marker goes with its last file.
     private func forget(_ name: String, in state: inout State) {
         guard let entry = state.index.removeValue(forKey: name) else { return }
-        state.keyHashes.remove(Self.keyPart(of: name))
         state.totalSize -= entry.size
         let left = (state.filesPerTag[entry.tag] ?? 1) - 1
         state.filesPerTag[entry.tag] = left > 0 ? left : nil
@@ -215,7 +213,6 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
             try? fileManager.removeItem(at: cacheDirectory.appendingPathComponent(Self.markerName(identifier)))
         }
         state.index.removeAll()
-        state.keyHashes.removeAll()
         state.filesPerTag.removeAll()
         state.identifierByTag.removeAll()
         state.totalSize = 0
@@ -271,33 +268,14 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
     private static func fileName(for key: HTTPCacheKey, url: URL) -> (name: String, tag: String, identifier: String?) {
         let identifier = corelibsIdentifier(of: url).flatMap { $0.contains("/") ? nil : $0 }
         let tag = identifier.map(Self.tag(of:)) ?? noGroupTag
-        return (keyHash(key) + "." + tag + "." + fileExtension, tag, identifier)
-    }
-
-    /// The first part of the file name of `key`.
-    private static func keyHash(_ key: HTTPCacheKey) -> String {
-        hex(SHA256.hash(data: Data(key.string.utf8)))
-    }
-
-    /// The key part of a file name (before its first dot).
-    private static func keyPart(of name: String) -> Substring {
-        name[..<(name.firstIndex(of: ".") ?? name.endIndex)]
+        return (hex(SHA256.hash(data: Data(key.string.utf8))) + "." + tag + "." + fileExtension, tag, identifier)
     }
 
     private static func tag(of identifier: String) -> String {
         String(hex(SHA256.hash(data: Data(identifier.utf8))).prefix(16))
     }
 
-    /// Lowercase hex digits of `digest`. Every lookup names a file, so this stays off Foundation's
-    /// formatting (a `String(format:)` per byte was a quarter of a small request's CPU).
     private static func hex(_ digest: SHA256.Digest) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(SHA256.Digest.byteCount * 2)
-        for byte in digest {
-            bytes.append(digits[Int(byte >> 4)])
-            bytes.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        HexEncoding.lowercase(digest)
     }
 }

@@ -23,6 +23,9 @@ import NIOConcurrencyHelpers
 /// | `lupine_http_client_retries_total` | counter | `method` |
 /// | `lupine_http_client_request_body_bytes_total` | counter, bytes of request bodies sent | `method` |
 /// | `lupine_http_client_response_body_bytes_total` | counter, bytes of response bodies received (decoded) | `method` |
+/// | `lupine_http_client_connections` | meter, connections of the Session's `ConnectionEngine` open now | none |
+/// | `lupine_http_client_connections_opened_total` | counter, connections the engine opened | none |
+/// | `lupine_http_client_connections_closed_total` | counter, connections the engine closed | none |
 ///
 /// Dimensions take a bounded set of values, so that a backend's series stay few whatever URLs
 /// are requested: `method` is one of the methods of RFC 9110 or `_OTHER`; `status_class` is

@@ -50,7 +50,10 @@ enum ProxyEnvironment {
         case "socks5", "socks5h", "socks": (kind, defaultPort) = (.socks, 1080)
         default: return nil
         }
-        var proxy = TransportProxy(kind: kind, host: host, port: components.port ?? defaultPort)
+        let port = components.port ?? defaultPort
+        // A port no connection can use makes the value name no proxy, like an unknown scheme.
+        guard (1...65535).contains(port) else { return nil }
+        var proxy = TransportProxy(kind: kind, host: host, port: port)
         if kind == .http, let user = components.user, !user.isEmpty {
             proxy.authorization = TransportProxy.basicAuthorization(user: user, password: components.password ?? "")
         }

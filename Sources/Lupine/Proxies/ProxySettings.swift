@@ -3,8 +3,9 @@ import Foundation
 /// Which proxy, if any, each URL goes through: read from a `connectionProxyDictionary` or from the
 /// environment (see `ProxyEnvironment`). A pure value, tested on its own.
 ///
-/// An http URL goes through the HTTP proxy, an https URL through the HTTPS proxy; a URL whose
-/// scheme has none goes through the SOCKS proxy when there is one. Hosts on the bypass list are
+/// An http URL goes through the HTTP proxy, an https URL through the HTTPS proxy (a WebSocket's ws
+/// and wss URLs as http and https); a URL whose scheme has none goes through the SOCKS proxy when
+/// there is one. Hosts on the bypass list are
 /// reached directly, and so are loopback hosts when `bypassesLoopback` is set (the environment's
 /// settings do that, as Go and many tools do, so a machine-wide `http_proxy` never captures
 /// requests to a local server).
@@ -26,12 +27,12 @@ struct ProxySettings: Sendable, Equatable {
     /// The proxy for `url`, or nil for a direct connection.
     func proxy(for url: URL) -> TransportProxy? {
         guard let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else { return nil }
-        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        let port = url.port ?? (scheme == "https" || scheme == "wss" ? 443 : 80)
         if bypassesLoopback, ProxyBypassList.isLoopback(host) { return nil }
         if bypass.bypasses(host: host, port: port) { return nil }
         switch scheme {
-        case "http": return httpProxy ?? socksProxy
-        case "https": return httpsProxy ?? socksProxy
+        case "http", "ws": return httpProxy ?? socksProxy
+        case "https", "wss": return httpsProxy ?? socksProxy
         default: return nil
         }
     }

@@ -32,25 +32,34 @@ struct AuthenticationChallenge: Equatable {
         parameters = Self.parameters(in: trimmed[schemeEnd...])
     }
 
-    /// The auth-params of a challenge (quoted strings may hold commas).
+    /// The auth-params of a challenge (RFC 9110 section 11.2): a quoted-string value may hold commas
+    /// and quoted-pairs (`\"`, `\\`), and is taken as is, white space included. Read by Unicode
+    /// scalar: a quote followed by a combining mark is still a quote.
     private static func parameters(in list: Substring) -> [String: String] {
         var result: [String: String] = [:]
-        var rest = list[...]
+        var rest = list.unicodeScalars[...]
         while let equals = rest.firstIndex(of: "=") {
-            let name = rest[..<equals].split(separator: ",").last?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-            var valueStart = rest.index(after: equals)
-            let value: Substring
-            if valueStart < rest.endIndex, rest[valueStart] == "\"" {
-                valueStart = rest.index(after: valueStart)
-                let valueEnd = rest[valueStart...].firstIndex(of: "\"") ?? rest.endIndex
-                value = rest[valueStart..<valueEnd]
-                rest = valueEnd < rest.endIndex ? rest[rest.index(after: valueEnd)...] : ""
+            let name = String(String.UnicodeScalarView(rest[..<equals])).split(separator: ",").last?
+                .trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+            rest = rest[rest.index(after: equals)...]
+            var value = String.UnicodeScalarView()
+            let isQuoted = rest.first == "\""
+            if isQuoted {
+                rest = rest.dropFirst()
+                while let scalar = rest.popFirst(), scalar != "\"" {
+                    if scalar == "\\", let escaped = rest.popFirst() {
+                        value.append(escaped)
+                    } else {
+                        value.append(scalar)
+                    }
+                }
             } else {
-                let valueEnd = rest[valueStart...].firstIndex(of: ",") ?? rest.endIndex
-                value = rest[valueStart..<valueEnd]
+                let valueEnd = rest.firstIndex(of: ",") ?? rest.endIndex
+                value.append(contentsOf: rest[..<valueEnd])
                 rest = rest[valueEnd...]
             }
-            if !name.isEmpty { result[name] = value.trimmingCharacters(in: .whitespaces) }
+            let text = String(value)
+            if !name.isEmpty { result[name] = isQuoted ? text : text.trimmingCharacters(in: .whitespaces) }
         }
         return result
     }

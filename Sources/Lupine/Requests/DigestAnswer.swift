@@ -14,8 +14,8 @@ struct DigestAnswer {
         func hash(_ text: String) -> String {
             let bytes = Data(text.utf8)
             switch self {
-            case .md5, .md5Session: return Insecure.MD5.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
-            case .sha256, .sha256Session: return SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+            case .md5, .md5Session: return HexEncoding.lowercase(Insecure.MD5.hash(data: bytes))
+            case .sha256, .sha256Session: return HexEncoding.lowercase(SHA256.hash(data: bytes))
             }
         }
     }
@@ -77,7 +77,7 @@ struct DigestAnswer {
     }
 
     static func makeClientNonce() -> String {
-        (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        HexEncoding.lowercase((0..<16).map { _ in UInt8.random(in: 0...255) })
     }
 
     private static func quoted(_ value: String) -> String {

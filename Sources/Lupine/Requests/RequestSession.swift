@@ -42,6 +42,9 @@ protocol RequestSession: RequestDelegate {
                           evaluatesTrust: Bool) throws -> TransportRequest
     /// Starts a hop on the Session's transport.
     func execute(_ transportRequest: TransportRequest, events: any TransportEvents) -> any TransportTask
+    /// The engine a WebSocket upgrade runs on: the Session's own, or a shared one when the Session
+    /// runs on another transport (a test double), since the upgrade needs a connection of its own.
+    var webSocketEngine: ConnectionEngine { get }
     /// The URLProtocol class of the configuration that answers `urlRequest`, if any.
     func urlProtocolClass(for urlRequest: URLRequest, request: Request) -> URLProtocol.Type?
     /// The transport that runs `protocolClass` for one hop.

@@ -4,16 +4,17 @@ import Foundation
 extension Bundle: AlamofireExtended {}
 
 extension AlamofireExtension where ExtendedType: Bundle {
-    /// The certificates in the bundle's resources with the extensions .cer, .crt, .der and .pem
-    /// (either case), DER or PEM encoded; a PEM file may hold several. Files that hold no
-    /// certificate (a private key, for example) are skipped.
+    /// The certificates in the bundle's resources: each DER-encoded file with the extension .cer,
+    /// .crt or .der (either case), as in Alamofire, plus every certificate of the files with the
+    /// extension .pem (either case), which Linux tools write. Files that hold no certificate (a
+    /// private key, for example), and PEM text in a .cer, .crt or .der file (which Alamofire's
+    /// `SecCertificateCreateWithData` refuses too), are skipped.
     public var certificates: [SecCertificate] {
-        paths(forResourcesOfTypes: [".cer", ".CER", ".crt", ".CRT", ".der", ".DER", ".pem", ".PEM"])
-            .sorted()
-            .flatMap { path -> [SecCertificate] in
-                guard let contents = FileManager.default.contents(atPath: path) else { return [] }
-                return SecCertificate.certificates(fromFileContents: contents)
-            }
+        let der = paths(forResourcesOfTypes: [".cer", ".CER", ".crt", ".CRT", ".der", ".DER"]).sorted()
+            .compactMap { path in FileManager.default.contents(atPath: path).flatMap(SecCertificate.init(derData:)) }
+        let pem = paths(forResourcesOfTypes: [".pem", ".PEM"]).sorted()
+            .flatMap { path in FileManager.default.contents(atPath: path).map(SecCertificate.certificates(fromFileContents:)) ?? [] }
+        return der + pem
     }
 
     /// The public keys of `certificates`.

@@ -18,7 +18,7 @@ public struct SecKey: Hashable, Sendable, CustomStringConvertible {
 
     /// The key's size and a short fingerprint, for diagnostics.
     public var description: String {
-        let prefix = subjectPublicKeyInfo.suffix(8).map { String(format: "%02x", $0) }.joined()
+        let prefix = HexEncoding.lowercase(subjectPublicKeyInfo.suffix(8))
         return "SecKey(\(subjectPublicKeyInfo.count) bytes SPKI, ...\(prefix))"
     }
 }

@@ -82,6 +82,10 @@ extension Session: RequestSession {
         transport.execute(transportRequest, events: events)
     }
 
+    var webSocketEngine: ConnectionEngine {
+        engine ?? WebSocketConnection.standaloneEngine
+    }
+
     /// Sets up the next attempt of `request` (on the root queue).
     func setUpRetry(of request: Request) {
         setUp(request)

@@ -7,7 +7,7 @@ import FoundationNetworking
 // `ServerTrustManager`, and the client certificate from the request or the credential storage.
 extension Session {
     /// The TLS policy for a hop to `url`, or nil for the default (system validation, no client
-    /// certificate, AsyncHTTPClient's connections). Plain http and ws get nil.
+    /// certificate). Plain http and ws get nil.
     ///
     /// - Throws: The manager's error, such as
     ///   `AFError.serverTrustEvaluationFailed(reason: .noRequiredEvaluator(host:))`: the request

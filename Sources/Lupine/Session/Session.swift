@@ -46,6 +46,9 @@ open class Session: @unchecked Sendable {
     let configuration: URLSessionConfiguration
     /// Moves the bytes of each exchange.
     let transport: any Transport
+    /// The transport given, when it is Lupine's engine: WebSocket upgrades run on its pool (the
+    /// metrics wrapper around `transport` aside).
+    let engine: ConnectionEngine?
     /// The URLProtocol classes of the configuration that may answer requests in place of the
     /// transport (Foundation's own left out), read once as URLSession reads its configuration.
     let urlProtocolClasses: [URLProtocol.Type]
@@ -141,6 +144,13 @@ open class Session: @unchecked Sendable {
         tracing = instruments.tracing
         metrics = instruments.metrics
         self.transport = instruments.metrics.map { MeteredTransport(base: transport, metrics: $0) } ?? transport
+        engine = transport as? ConnectionEngine
+        if let metrics = instruments.metrics, let engine {
+            // The gauge follows the engine's connections while the monitor lives.
+            engine.observeConnectionCounts { [weak metrics] counts in
+                metrics?.recordConnectionCounts(open: counts.open, opened: counts.opened, closed: counts.closed)
+            }
+        }
         self.configuration = configuration
         self.urlProtocolClasses = URLProtocolRegistry.userClasses(in: configuration)
         self.rootQueue = serialRootQueue

@@ -11,11 +11,10 @@ import NIOSSL
 /// Runs a `ServerTrustEvaluating` as the custom verification callback of one TLS connection, and
 /// remembers why it rejected the server.
 ///
-/// AsyncHTTPClient offers no hook into certificate verification (its TLS configuration is fixed
-/// per client and its handshake is internal), and an evaluator must decide during the handshake of
-/// the connection that carries the request. So Lupine drops down to SwiftNIO here: swift-nio-ssl's
-/// `NIOSSLClientHandler(context:serverHostname:customVerificationCallback:)` hands over the
-/// presented chain and waits for our answer before any application data is sent.
+/// An evaluator must decide during the handshake of the connection that carries the request:
+/// swift-nio-ssl's `NIOSSLClientHandler(context:serverHostname:customVerificationCallback:)` hands
+/// over the presented chain and waits for this answer before any application data is sent. The
+/// engine installs one on every TLS connection (system validation when no evaluator is given).
 final class ServerTrustCheck: Sendable {
     private let evaluator: any ServerTrustEvaluating
     private let host: String
@@ -63,13 +62,6 @@ final class ServerTrustCheck: Sendable {
                 promise.succeed(.failed)
             }
         }
-    }
-
-    /// The URLError for a failure of this connection: `.serverCertificateUntrusted` carrying the
-    /// evaluator's AFError when it rejected the server, else the usual mapping.
-    func urlError(for error: any Error, url: URL) -> URLError {
-        guard let rejection else { return TransportErrorMapping.urlError(for: error, url: url) }
-        return Self.untrusted(rejection, url: url)
     }
 
     /// `URLError(.serverCertificateUntrusted)` with `afError` as its underlying error, which

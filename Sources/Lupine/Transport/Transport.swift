@@ -6,9 +6,9 @@ import FoundationNetworking
 /// Moves the bytes of one HTTP exchange: one request out, one response in, no redirect following,
 /// no retries, no cookies or caching (Session does all of that above the transport).
 ///
-/// Lupine's production transport runs on AsyncHTTPClient. A test double that conforms to this
-/// protocol can be handed to `Session(transport:...)` to unit-test code that uses Lupine without
-/// a network.
+/// Lupine's production transport is `ConnectionEngine`, its own on SwiftNIO. A test double that
+/// conforms to this protocol can be handed to `Session(transport:...)` to unit-test code that uses
+/// Lupine without a network.
 public protocol Transport: Sendable {
     /// Starts one exchange and reports its progress to `events`.
     ///

@@ -4,8 +4,8 @@ import Foundation
 public struct TransportProxy: Sendable, Hashable {
     /// How the proxy is spoken to.
     public enum Kind: Sendable, Hashable {
-        /// An HTTP proxy. AsyncHTTPClient opens a `CONNECT` tunnel through it for http and https
-        /// URLs alike, so the origin's requests travel inside the tunnel unchanged.
+        /// An HTTP proxy: plain http requests go to it in absolute form (`GET http://origin/path`),
+        /// https and wss (and ws) through a `CONNECT` tunnel.
         case http
         /// A SOCKS5 proxy, without authentication.
         case socks
@@ -17,8 +17,8 @@ public struct TransportProxy: Sendable, Hashable {
     public var host: String
     /// TCP port of the proxy.
     public var port: Int
-    /// The `Proxy-Authorization` value sent to an HTTP proxy with its `CONNECT` request, such as
-    /// `Basic dXNlcjpwYXNz`; nil sends none. SOCKS proxies ignore it.
+    /// The `Proxy-Authorization` value sent to an HTTP proxy with its `CONNECT` request or its
+    /// absolute-form requests, such as `Basic dXNlcjpwYXNz`; nil sends none. SOCKS proxies ignore it.
     public var authorization: String?
 
     /// Creates a proxy description.

@@ -202,6 +202,11 @@ final class URLProtocolExchange: NSObject, URLProtocolClient, TransportTask, @un
             let step = steps.removeFirst()
             switch step {
             case let .head(head):
+                // A redirect or a valid cached response after a response: a second response.
+                guard !sawResponse else {
+                    complete(Self.failure(.badServerResponse, "The URLProtocol sent a second response."))
+                    return
+                }
                 sawResponse = true
                 events.transportDidReceive(self, head: head)
             case let .data(data):

@@ -144,7 +144,7 @@ final class WebSocketFrameHandler: ChannelInboundHandler {
         context.writeAndFlush(wrapOutboundOut(frame)).assumeIsolated().whenComplete { result in
             switch result {
             case .success: completion(.success(()))
-            case let .failure(error): completion(.failure(TransportErrorMapping.urlError(for: error, url: connection.request.url)))
+            case let .failure(error): completion(.failure(EngineErrors.urlError(for: error, url: connection.request.url, authority: connection.authority)))
             }
         }
     }
@@ -179,6 +179,12 @@ final class WebSocketFrameHandler: ChannelInboundHandler {
             self.connection.didClose(with: sent)
             context.close(promise: nil)
         }
+    }
+
+    /// Drops the connection without a close handshake (`cancel()`).
+    func abort() {
+        phase = .closed
+        context?.close(promise: nil)
     }
 
     // MARK: Automatic pings
@@ -235,7 +241,7 @@ final class WebSocketFrameHandler: ChannelInboundHandler {
             fail(.messageTooBig, connection.failure(.dataLengthExceedsMaximum,
                                                     "A WebSocket frame exceeds maximumMessageSize (\(settings.maximumMessageSize) bytes)."))
         case is NIOWebSocketError:
-            fail(.protocolError, connection.failure(.badServerResponse, "The server broke the WebSocket protocol (\(error))."))
+            fail(.protocolError, connection.failure(.badServerResponse, "The server at \(connection.authority) broke the WebSocket protocol."))
         default:
             connection.record(error)
             phase = .closed

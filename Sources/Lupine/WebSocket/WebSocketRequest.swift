@@ -108,7 +108,7 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
             return state.closeRequest
         }
         if let closeRequest { connection.prepareClose(closeRequest) }
-        connection.start()
+        connection.start(on: session.webSocketEngine)
         return connection
     }
 

@@ -12,6 +12,7 @@ import NIOCore
 /// https and wss) and SOCKS5 proxies, and bounds every phase of an exchange by a deadline: the
 /// connect, the proxy and TLS handshakes, the wait for a pooled connection, each idle gap and the
 /// resource deadline. Response bodies in gzip or deflate are decompressed, up to a ratio limit.
+/// WebSocket opening handshakes are exchanges of the engine too.
 ///
 /// A Session makes its engine from its configuration. Make one yourself to pass a `Logger` for
 /// connection events:
@@ -32,7 +33,18 @@ public final class ConnectionEngine: Transport {
     }
 
     public func execute(_ request: TransportRequest, events: any TransportEvents) -> any TransportTask {
-        guard let (key, shareable) = ConnectionKey.make(for: request) else {
+        start(request, upgrade: nil, events: events)
+    }
+
+    /// Starts an exchange that asks to switch protocols (see `ProtocolUpgrade`), on an HTTP/1.1
+    /// connection of its own made like any other (proxy, TLS and trust, deadlines). After a 101 the
+    /// connection carries the new protocol until it closes; after any other answer it closes.
+    func execute(_ request: TransportRequest, upgrade: any ProtocolUpgrade, events: any TransportEvents) -> any TransportTask {
+        start(request, upgrade: upgrade, events: events)
+    }
+
+    private func start(_ request: TransportRequest, upgrade: (any ProtocolUpgrade)?, events: any TransportEvents) -> any TransportTask {
+        guard let (key, shareable) = ConnectionKey.make(for: request, http1Only: upgrade != nil) else {
             return FailedExchange.report(URLError(.unsupportedURL, userInfo: [
                 NSURLErrorFailingURLErrorKey: request.url,
                 NSLocalizedDescriptionKey: "The URL \(request.url.absoluteString.debugDescription) has no host or a scheme other than http, https, ws or wss; nothing was sent.",
@@ -46,7 +58,11 @@ public final class ConnectionEngine: Transport {
                 NSLocalizedDescriptionKey: "The HTTP method \(request.method.rawValue.debugDescription) is not a valid token; nothing was sent.",
             ]), events: events)
         }
-        let exchange = EngineExchange(request: request, events: events, key: key, shareable: shareable, pool: pool)
+        // An upgrade runs on a connection of its own, as browsers open one per WebSocket: a server
+        // may take an upgrade only as the first request of a connection, and a refused one must
+        // not leave its connection to the next request.
+        let exchange = EngineExchange(request: request, events: events, key: key, shareable: shareable && upgrade == nil,
+                                      pool: pool, upgrade: upgrade)
         pool.execute(exchange)
         return exchange
     }
@@ -59,13 +75,14 @@ public final class ConnectionEngine: Transport {
 
     /// The engine's connections right now: open, and opened and closed since it was made.
     ///
-    /// A small hook for gauges: read it, or set `connectionCountsDidChange` to be told.
+    /// A small hook for gauges: read it, or add an observer with `observeConnectionCounts` to be told.
     var connectionCounts: ConnectionCounts {
         pool.counts
     }
 
-    /// Called, on an event loop, with the new counts each time a connection opens or closes.
-    func observeConnectionCounts(_ observer: (@Sendable (ConnectionCounts) -> Void)?) {
+    /// Adds `observer`, called on an event loop with the new counts each time a connection opens
+    /// or closes, for as long as the engine lives.
+    func observeConnectionCounts(_ observer: @escaping @Sendable (ConnectionCounts) -> Void) {
         pool.observeCounts(observer)
     }
 }

@@ -87,18 +87,26 @@ struct ConnectionFactory: Sendable {
             .flatMap { negotiated in
                 connected.flatMapThrowing { channel -> any PooledConnection in
                     let pipeline = channel.pipeline.syncOperations
-                    pipeline.removeHandler(boundSetup.value, promise: nil)
+                    // Removed once the HTTP handlers are in place: it hands them what it held meanwhile.
+                    defer { pipeline.removeHandler(boundSetup.value, promise: nil) }
                     if key.usesTLS {
                         logger.debug("TLS handshake done", metadata: ["connection": "\(id)", "origin": "\(key.authority)",
                                                                       "alpn": "\(negotiated == .http2 ? "h2" : "http/1.1")"])
                     }
                     switch negotiated {
                     case .http1:
-                        try pipeline.addHTTPClientHandlers(leftOverBytesStrategy: .forwardBytes)
-                        try pipeline.addHandler(NIOHTTPResponseDecompressor(limit: .ratio(ratio)))
+                        // What `addHTTPClientHandlers` adds, kept by the connection to take them
+                        // out again when it switches protocols.
+                        let httpHandlers = HTTP1Connection.HTTPHandlers(
+                            encoder: HTTPRequestEncoder(),
+                            decoder: ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes)),
+                            headerValidator: NIOHTTPRequestHeadersValidator(),
+                            decompressor: NIOHTTPResponseDecompressor(limit: .ratio(ratio)))
                         let handler = ExchangeHandler(clock: clock)
-                        try pipeline.addHandler(handler)
-                        let connection = HTTP1Connection(id: id, key: key, channel: channel, handler: handler, pool: pool,
+                        try pipeline.addHandlers([httpHandlers.encoder, httpHandlers.decoder, httpHandlers.headerValidator,
+                                                  httpHandlers.decompressor, handler])
+                        let connection = HTTP1Connection(id: id, key: key, channel: channel, handler: handler,
+                                                         httpHandlers: httpHandlers, pool: pool,
                                                          isDedicated: isDedicated, trustCheck: trustCheck)
                         handler.owner = connection
                         return connection

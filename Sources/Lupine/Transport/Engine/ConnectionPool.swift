@@ -21,6 +21,8 @@ final class ConnectionPool: Sendable {
         var counts = ConnectionCounts()
         /// Every open connection, for shutdown.
         var connections: [Int: any PooledConnection] = [:]
+        /// Connections that switched protocols: open, but no longer counted in their key's entry.
+        var switched: Set<Int> = []
     }
 
     let clock: any EngineClock
@@ -30,8 +32,9 @@ final class ConnectionPool: Sendable {
     private let eventLoopGroup: any EventLoopGroup
     private let factory: ConnectionFactory
     private let state = Mutex(State())
-    /// Called with the new counts whenever a connection opens or closes (see `ConnectionCounts`).
-    private let countsObserver = Mutex<(@Sendable (ConnectionCounts) -> Void)?>(nil)
+    /// Called with the new counts whenever a connection opens or closes (see `ConnectionCounts`):
+    /// one per Session that records metrics on this engine.
+    private let countsObservers = Mutex<[@Sendable (ConnectionCounts) -> Void]>([])
 
     init(configuration: ConnectionEngine.Configuration) {
         clock = configuration.clock
@@ -137,13 +140,13 @@ final class ConnectionPool: Sendable {
         let key = connection.key
         logger.debug("connection open", metadata: ["connection": "\(connection.id)", "origin": "\(key.authority)",
                                                    "protocol": "\(connection is HTTP2Connection ? "h2" : "http/1.1")"])
-        let (assigned, counts) = state.withLock { state -> ([EngineExchange], ConnectionCounts?) in
-            guard !state.isShutDown else { return ([], nil) }
+        let (assigned, connects, counts) = state.withLock { state -> ([EngineExchange], Int, ConnectionCounts?) in
+            guard !state.isShutDown else { return ([], 0, nil) }
             state.connections[connection.id] = connection
             state.counts.open += 1
             state.counts.opened += 1
-            let assigned = state.entries[key, default: PoolEntry()].connectionDidOpen(connection)
-            return (assigned, state.counts)
+            let (assigned, connects) = state.entries[key, default: PoolEntry()].connectionDidOpen(connection, limit: maximumConnectionsPerKey)
+            return (assigned, connects, state.counts)
         }
         guard let counts else {
             connection.channel.close(promise: nil)
@@ -157,6 +160,7 @@ final class ConnectionPool: Sendable {
             http1.channel.eventLoop.execute { http1.becameIdle() }
         }
         for exchange in assigned { connection.run(exchange) }
+        for _ in 0..<connects { openConnection(for: key) }
     }
 
     private func connectionFailed(key: ConnectionKey, id: Int, error: any Error) {
@@ -178,7 +182,8 @@ final class ConnectionPool: Sendable {
             guard state.connections.removeValue(forKey: connection.id) != nil else { return (false, nil) }
             state.counts.open -= 1
             state.counts.closed += 1
-            guard !state.isShutDown, !connection.isDedicated else { return (false, state.counts) }
+            let leftBefore = state.switched.remove(connection.id) != nil
+            guard !state.isShutDown, !connection.isDedicated, !leftBefore else { return (false, state.counts) }
             let connect = state.entries[key]?.connectionDidClose(connection, limit: maximumConnectionsPerKey, wasCounted: true) ?? false
             return (connect, state.counts)
         }
@@ -200,6 +205,19 @@ final class ConnectionPool: Sendable {
         case let .some(exchange?):
             connection.run(exchange)
         }
+    }
+
+    /// `connection` switched protocols (a WebSocket): it leaves its key's entry, making room for
+    /// a new connection if exchanges wait, and stays open until it closes.
+    func connectionDidSwitchProtocols(_ connection: HTTP1Connection) {
+        let connect = state.withLock { state -> Bool in
+            guard state.connections[connection.id] != nil else { return false }
+            state.switched.insert(connection.id)
+            guard !state.isShutDown, !connection.isDedicated else { return false }
+            return state.entries[connection.key]?.connectionDidClose(connection, limit: maximumConnectionsPerKey, wasCounted: true) ?? false
+        }
+        logger.debug("connection switched protocols", metadata: ["connection": "\(connection.id)", "origin": "\(connection.key.authority)"])
+        if connect { openConnection(for: connection.key) }
     }
 
     /// Takes an idle connection out of the pool so that it can be closed; false when it is in use.
@@ -267,12 +285,12 @@ final class ConnectionPool: Sendable {
         state.withLock { $0.counts }
     }
 
-    func observeCounts(_ observer: (@Sendable (ConnectionCounts) -> Void)?) {
-        countsObserver.withLock { $0 = observer }
+    func observeCounts(_ observer: @escaping @Sendable (ConnectionCounts) -> Void) {
+        countsObservers.withLock { $0.append(observer) }
     }
 
     private func report(_ counts: ConnectionCounts) {
-        countsObserver.withLock { $0 }?(counts)
+        for observer in countsObservers.withLock({ $0 }) { observer(counts) }
     }
 
     /// Fails waiting exchanges, cancels running ones and closes every connection; `completion`

@@ -29,6 +29,11 @@ final class ConnectionSetupHandler: ChannelInboundHandler, RemovableChannelHandl
     private let awaitsProxy: Bool
     private var timer: Scheduled<Void>?
     private var isComplete = false
+    /// The TLS handler is in place: the handshake is under way.
+    private var tlsHandshakeStarted = false
+    /// Bytes that arrived once the connection was ready, before the HTTP handlers were added behind
+    /// this one (a server may speak first): handed on when this handler leaves.
+    private var heldReads: [NIOAny] = []
 
     init(promise: EventLoopPromise<Negotiated>, clock: any EngineClock, timeout: TimeAmount,
          awaitsProxy: Bool, makeTLSHandler: (() throws -> NIOSSLClientHandler)?) {
@@ -75,6 +80,8 @@ final class ConnectionSetupHandler: ChannelInboundHandler, RemovableChannelHandl
     private func addTLSHandler(context: ChannelHandlerContext) {
         do {
             guard let makeTLSHandler else { return }
+            // Set first: adding the handler starts the handshake, which may fail at once.
+            tlsHandshakeStarted = true
             try context.pipeline.syncOperations.addHandler(makeTLSHandler(), position: .before(self))
         } catch {
             fail(error, context: context)
@@ -83,6 +90,22 @@ final class ConnectionSetupHandler: ChannelInboundHandler, RemovableChannelHandl
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         fail(error, context: context)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard isComplete else {
+            context.fireChannelRead(data)
+            return
+        }
+        heldReads.append(data)
+    }
+
+    func removeHandler(context: ChannelHandlerContext, removalToken: ChannelHandlerContext.RemovalToken) {
+        let held = heldReads
+        heldReads.removeAll()
+        for data in held { context.fireChannelRead(data) }
+        if !held.isEmpty { context.fireChannelReadComplete() }
+        context.leavePipeline(removalToken: removalToken)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -95,7 +118,10 @@ final class ConnectionSetupHandler: ChannelInboundHandler, RemovableChannelHandl
         guard !isComplete else { return }
         isComplete = true
         timer?.cancel()
-        promise.fail(error)
+        // A direct TLS connection starts its handshake as soon as it is made: a connection that
+        // ends as it becomes active (the connect itself reports the reset) ends that handshake.
+        let handshakeBegins = makeTLSHandler != nil && !awaitsProxy
+        promise.fail(handshakeBegins && Self.endsTheConnection(error) ? EngineError.tlsHandshakeBrokenOff : reported(error))
     }
 
     private func succeed(_ negotiated: Negotiated) {
@@ -109,8 +135,19 @@ final class ConnectionSetupHandler: ChannelInboundHandler, RemovableChannelHandl
         guard !isComplete else { return }
         isComplete = true
         timer?.cancel()
-        promise.fail(error)
+        promise.fail(reported(error))
         context.close(promise: nil)
+    }
+
+    /// A server that closes or resets the connection during the TLS handshake breaks the handshake
+    /// off, whichever of the TLS layer's error, the reset or the close arrives first.
+    private func reported(_ error: any Error) -> any Error {
+        tlsHandshakeStarted && Self.endsTheConnection(error) ? EngineError.tlsHandshakeBrokenOff : error
+    }
+
+    /// Whether `error` is the connection ending (a close or a reset, as the TLS layer or the socket saw it).
+    private static func endsTheConnection(_ error: any Error) -> Bool {
+        EngineErrors.code(for: error) == .networkConnectionLost
     }
 
     private func armTimer(context: ChannelHandlerContext) {

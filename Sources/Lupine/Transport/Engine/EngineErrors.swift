@@ -22,6 +22,8 @@ enum EngineError: Error, Sendable {
     case invalidProxyResponse
     /// The connection ended while it was being set up.
     case closedDuringSetup
+    /// The connection ended or broke during the TLS handshake.
+    case tlsHandshakeBrokenOff
     /// The engine was shut down.
     case shutDown
 }
@@ -86,8 +88,14 @@ enum EngineErrors {
              is SOCKSError.NoValidAuthenticationMethod, is SOCKSError.UnexpectedRead, is SOCKSError.InvalidServerState,
              is SOCKSError.InvalidClientState:
             return .cannotConnectToHost
-        case is NIOHTTP2Errors.StreamClosed, is NIOHTTP2Errors.NoSuchStream:
+        case let error as NIOHTTP2Errors.StreamClosed:
+            // Reset for breaking the protocol (an oversized header block, more body than announced).
+            return error.errorCode == .protocolError ? .badServerResponse : .networkConnectionLost
+        case is NIOHTTP2Errors.NoSuchStream:
             return .networkConnectionLost
+        // Any other HTTP/2 error is the peer breaking the protocol.
+        case is any NIOHTTP2Error:
+            return .badServerResponse
         case is CancellationError: return .cancelled
         default:
             return .unknown
@@ -100,6 +108,7 @@ enum EngineErrors {
         case .proxyRefusedTunnel, .invalidProxyResponse: .cannotConnectToHost
         case .proxyAuthenticationRequired: .userAuthenticationRequired
         case .closedDuringSetup: .networkConnectionLost
+        case .tlsHandshakeBrokenOff: .secureConnectionFailed
         case .shutDown: .cancelled
         }
     }
@@ -135,7 +144,7 @@ enum EngineErrors {
         case .serverCertificateUntrusted: "The certificate of \(authority) is not trusted."
         case .notConnectedToInternet: "The network is unreachable (connecting to \(authority))."
         case .userAuthenticationRequired: "The proxy for \(authority) requires authentication."
-        default: TransportErrorMapping.description(of: code)
+        default: "The request to \(authority) failed (\(TransportErrorMapping.description(of: code)))"
         }
     }
 }

@@ -44,17 +44,21 @@ final class EngineExchange: TransportTask {
     let key: ConnectionKey
     /// False when the exchange must run on a connection of its own (see `ConnectionKey.make`).
     let shareable: Bool
+    /// The protocol the exchange asks to switch to (a WebSocket opening handshake), if any.
+    let upgrade: (any ProtocolUpgrade)?
     private let state = Mutex(State())
 
     /// The pool the exchange waits in and returns to for a retry.
     let pool: ConnectionPool
 
-    init(request: TransportRequest, events: any TransportEvents, key: ConnectionKey, shareable: Bool, pool: ConnectionPool) {
+    init(request: TransportRequest, events: any TransportEvents, key: ConnectionKey, shareable: Bool, pool: ConnectionPool,
+         upgrade: (any ProtocolUpgrade)? = nil) {
         self.pool = pool
         self.request = request
         self.events = events
         self.key = key
         self.shareable = shareable
+        self.upgrade = upgrade
     }
 
     // MARK: TransportTask

@@ -13,6 +13,12 @@ protocol ExchangeHandlerOwner: AnyObject {
     /// follow on the same connection. Called before the exchange reports its completion, so that
     /// the next request already finds the connection free.
     func exchangeHandlerDidFinish(_ handler: ExchangeHandler, reusable: Bool)
+
+    /// The server switched protocols for the exchange of `handler`: the connection leaves the
+    /// pool and `upgrade`'s handlers replace the HTTP ones, `handler` included. `switched` runs on
+    /// the event loop once they are in place, with false if that failed (the connection closes).
+    func exchangeHandler(_ handler: ExchangeHandler, switchesTo upgrade: any ProtocolUpgrade,
+                         switched: @escaping (Bool) -> Void)
 }
 
 /// Drives one exchange at a time through the `TransportEvents` contract, on an HTTP/1.1
@@ -38,10 +44,20 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private(set) var exchange: EngineExchange?
     private var sawResponseBytes = false
     private var isInformational = false
+    /// The server's 101 to an upgrade exchange, switched to once its end arrives.
+    private var switchingHead: HTTPResponseHead?
+    /// The response ended in the read being handled: the exchange finishes once that read is done
+    /// (`channelReadComplete`), so that bytes the server sent past the response in the same read
+    /// close the connection instead of being taken for the next exchange's response.
+    private var endPending = false
+    /// `deliver` runs for a part just read (not one held for a paused consumer).
+    private var deliveringRead = false
     private var responseKeepsAlive = true
     private var requestWantsClose = false
     private var requestSent = false
     private var bytesSent: Int64 = 0
+    /// The request body's length when known, read once (a file's is a `stat`).
+    private var expectedBodyBytes: Int64?
     private var onReusedConnection = false
     private var lastActivity = NIODeadline.uptimeNanoseconds(0)
     private var idleTimeout = TimeAmount.seconds(60)
@@ -50,7 +66,8 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var held = CircularBuffer<HTTPClientResponsePart>()
     private var heldRead = false
     private var bodyTask: Task<Void, Never>?
-    private var writable: EventLoopPromise<Void>?
+    /// The flow control of a streamed request body.
+    private var bodyStream: RequestBodyStream?
     /// The connection ended while a complete response was still held for a paused consumer.
     private var channelEnded = false
     /// Exchanges started on this connection or stream.
@@ -87,35 +104,51 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             context.close(promise: nil)
             return
         }
+        if endPending {
+            // Past the end of the response: the connection is not reused.
+            responseKeepsAlive = false
+            return
+        }
         lastActivity = clock.now
         if !held.isEmpty || exchange.holdsDelivery() {
             held.append(part)
         } else {
+            deliveringRead = true
             deliver(part, of: exchange)
+            deliveringRead = false
         }
     }
 
-    func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable, let writable {
-            self.writable = nil
-            writable.succeed()
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if endPending, let exchange {
+            endPending = false
+            finish(exchange)
         }
+        context.fireChannelReadComplete()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        bodyStream?.writabilityChanged(context.channel.isWritable)
         context.fireChannelWritabilityChanged()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let exchange, !heldResponseIsComplete {
+        if endPending, let exchange {
+            // The response was whole; what came after it is not.
+            endPending = false
+            responseKeepsAlive = false
+            finish(exchange)
+        } else if let exchange, !heldResponseIsComplete {
             connectionFailed(exchange, error: error)
         }
         context.close(promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if let writable {
-            self.writable = nil
-            writable.fail(ChannelError.ioOnClosedChannel)
-        }
-        if let exchange {
+        if endPending, let exchange {
+            endPending = false
+            finish(exchange)
+        } else if let exchange {
             if heldResponseIsComplete {
                 // Delivered when the consumer resumes; the connection is not reused.
                 channelEnded = true
@@ -153,9 +186,12 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.exchange = exchange
         sawResponseBytes = false
         isInformational = false
+        switchingHead = nil
+        endPending = false
         responseKeepsAlive = true
         requestSent = false
         bytesSent = 0
+        expectedBodyBytes = exchange.request.body?.knownLength
         onReusedConnection = reused
         channelEnded = false
         let request = exchange.request
@@ -169,7 +205,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 bound.value.fail(exchange, with: exchange.failure(.timedOut))
             }
         }
-        let head = RequestHead.make(for: request, key: exchange.key)
+        let head = RequestHead.make(for: request, key: exchange.key, upgrade: exchange.upgrade)
         requestWantsClose = head.headers[canonicalForm: "connection"].contains { $0.lupineEqualsIgnoringASCIICase("close") }
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         switch request.body {
@@ -183,11 +219,11 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             writeEnd(of: exchange)
         case let .file(fileURL):
             context.flush()
-            let reader = FileChunkReader(url: fileURL)
+            let reader = FileChunkReader(url: fileURL, allocator: context.channel.allocator)
             streamBody(of: exchange) { try reader.next() }
         case let .stream(_, nextChunk):
             context.flush()
-            streamBody(of: exchange, nextChunk: nextChunk)
+            streamBody(of: exchange) { try await nextChunk().map { ByteBuffer(data: $0) } }
         }
         context.read()
     }
@@ -204,44 +240,36 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             lastActivity = clock.now
             if bytesSent > 0 {
                 exchange.events.transportDidSendBodyBytes(exchange, totalBytesSent: bytesSent,
-                                                          totalBytesExpectedToSend: exchange.request.body?.knownLength)
+                                                          totalBytesExpectedToSend: expectedBodyBytes)
             }
             exchange.events.transportDidSendRequest(exchange)
         }
     }
 
-    /// Sends the chunks `nextChunk` produces, each as soon as the previous one is handed to the
-    /// socket and the channel stays writable: chunk production and writing overlap, and a slow
-    /// peer (the channel turning unwritable) holds the producer back.
-    private func streamBody(of exchange: EngineExchange, nextChunk: @escaping @Sendable () async throws -> Data?) {
+    /// Sends the chunks `nextChunk` produces, produced on a task of their own while the
+    /// previous ones travel to the socket; a slow peer holds the producer back (see
+    /// `RequestBodyStream`).
+    private func streamBody(of exchange: EngineExchange, nextChunk: @escaping @Sendable () async throws -> ByteBuffer?) {
         guard let bound else { return }
         let eventLoop = bound.eventLoop
+        let stream = RequestBodyStream()
+        bodyStream = stream
         bodyTask = Task {
-            do {
-                while let chunk = try await nextChunk() {
-                    if chunk.isEmpty { continue }
-                    try await eventLoop.flatSubmit { bound.value.writeBodyChunk(chunk, of: exchange) }.get()
-                }
-                eventLoop.execute { bound.value.writeEnd(of: exchange) }
-            } catch {
-                eventLoop.execute { bound.value.bodyFailed(error, of: exchange) }
-            }
+            await stream.run(nextChunk: nextChunk,
+                             write: { chunk in eventLoop.execute { bound.value.writeBodyChunk(chunk, of: exchange) } },
+                             end: { eventLoop.execute { bound.value.writeEnd(of: exchange) } },
+                             fail: { error in eventLoop.execute { bound.value.bodyFailed(error, of: exchange) } })
         }
     }
 
-    private func writeBodyChunk(_ chunk: Data, of exchange: EngineExchange) -> EventLoopFuture<Void> {
-        guard let context, self.exchange === exchange else {
-            return (context?.eventLoop ?? exchange.pool.anyEventLoop).makeFailedFuture(CancellationError())
-        }
-        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(data: chunk)))), promise: nil)
-        bytesSent += Int64(chunk.count)
+    private func writeBodyChunk(_ chunk: ByteBuffer, of exchange: EngineExchange) {
+        guard let context, self.exchange === exchange, let bodyStream else { return }
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(chunk))), promise: nil)
+        bytesSent += Int64(chunk.readableBytes)
         lastActivity = clock.now
         exchange.events.transportDidSendBodyBytes(exchange, totalBytesSent: bytesSent,
-                                                  totalBytesExpectedToSend: exchange.request.body?.knownLength)
-        if context.channel.isWritable { return context.eventLoop.makeSucceededVoidFuture() }
-        let writable = self.writable ?? context.eventLoop.makePromise(of: Void.self)
-        self.writable = writable
-        return writable.futureResult
+                                                  totalBytesExpectedToSend: expectedBodyBytes)
+        bodyStream.didWrite(channelIsWritable: context.channel.isWritable)
     }
 
     private func bodyFailed(_ error: any Error, of exchange: EngineExchange) {
@@ -267,11 +295,18 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                                                            url: exchange.request.url, authority: exchange.key.authority))
                 return
             }
-            responseKeepsAlive = head.isKeepAlive
-            let transportHead = TransportResponseHead(statusCode: Int(head.status.code),
-                                                      httpVersion: Self.versionText(head.version),
-                                                      headerFields: head.headers.map { HTTPHeader(name: $0.name, value: $0.value) })
-            exchange.events.transportDidReceive(exchange, head: transportHead)
+            // After a 101 the HTTP decoder stops: the connection cannot carry another exchange.
+            responseKeepsAlive = head.isKeepAlive && head.status != .switchingProtocols
+            if head.status == .switchingProtocols, let upgrade = exchange.upgrade {
+                if let rejection = upgrade.rejection(of: head) {
+                    exchange.events.transportDidReceive(exchange, head: Self.transportHead(head))
+                    fail(exchange, with: exchange.failure(.badServerResponse, rejection))
+                } else {
+                    switchingHead = head
+                }
+                return
+            }
+            exchange.events.transportDidReceive(exchange, head: Self.transportHead(head))
         case let .body(buffer):
             // The Data shares the buffer's storage instead of copying it.
             let bodyPart = buffer.getData(at: buffer.readerIndex, length: buffer.readableBytes, byteTransferStrategy: .noCopy) ?? Data()
@@ -281,7 +316,38 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 isInformational = false
                 return
             }
-            finish(exchange)
+            if let head = switchingHead, let upgrade = exchange.upgrade {
+                switchProtocols(exchange, to: upgrade, head: head)
+            } else if deliveringRead {
+                endPending = true
+            } else {
+                finish(exchange)
+            }
+        }
+    }
+
+    private static func transportHead(_ head: HTTPResponseHead) -> TransportResponseHead {
+        TransportResponseHead(statusCode: Int(head.status.code), httpVersion: versionText(head.version),
+                              headerFields: head.headers.map { HTTPHeader(name: $0.name, value: $0.value) })
+    }
+
+    /// The server accepted the upgrade: the connection leaves the exchange machinery (no idle
+    /// gap, no deadline) and carries the new protocol; the exchange completes when the upgrade
+    /// reports it.
+    private func switchProtocols(_ exchange: EngineExchange, to upgrade: any ProtocolUpgrade, head: HTTPResponseHead) {
+        endExchange()
+        guard let owner else {
+            context?.close(promise: nil)
+            exchange.finish(error: exchange.failure(.networkConnectionLost))
+            return
+        }
+        owner.exchangeHandler(self, switchesTo: upgrade) { switched in
+            guard switched else {
+                exchange.finish(error: exchange.failure(.networkConnectionLost))
+                return
+            }
+            exchange.events.transportDidReceive(exchange, head: Self.transportHead(head))
+            upgrade.didSwitch(head: head)
         }
     }
 
@@ -354,17 +420,16 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func endExchange() {
         exchange = nil
+        endPending = false
         idleTimer?.cancel()
         deadlineTimer?.cancel()
         idleTimer = nil
         deadlineTimer = nil
         bodyTask?.cancel()
         bodyTask = nil
+        bodyStream?.cancel()
+        bodyStream = nil
         held.removeAll()
-        if let writable {
-            self.writable = nil
-            writable.fail(CancellationError())
-        }
         if heldRead {
             heldRead = false
             context?.read()

@@ -1,4 +1,6 @@
 import NIOCore
+import NIOHTTP1
+import NIOHTTPCompression
 
 /// A connection of the pool, whatever its protocol.
 protocol PooledConnection: AnyObject, Sendable {
@@ -15,13 +17,25 @@ protocol PooledConnection: AnyObject, Sendable {
 }
 
 /// An HTTP/1.1 connection: one exchange at a time, kept alive and handed back to its pool
-/// between exchanges, closed after `idleConnectionTimeout` unused.
+/// between exchanges, closed after `idleConnectionTimeout` unused. After a 101 to an upgrade
+/// exchange it leaves the pool and carries the new protocol until it closes.
 final class HTTP1Connection: PooledConnection, ExchangeHandlerOwner, @unchecked Sendable {
+    /// The HTTP handlers of the connection's pipeline, removed when it switches protocols.
+    struct HTTPHandlers {
+        var encoder: HTTPRequestEncoder
+        var decoder: ByteToMessageHandler<HTTPResponseDecoder>
+        var headerValidator: NIOHTTPRequestHeadersValidator
+        var decompressor: NIOHTTPResponseDecompressor
+    }
+
     let id: Int
     let key: ConnectionKey
     let channel: any Channel
     /// Runs the exchanges; touched on the event loop only.
     private let handler: ExchangeHandler
+    private let httpHandlers: HTTPHandlers
+    /// The protocol the connection switched to, if it did (event loop only).
+    private var upgrade: (any ProtocolUpgrade)?
     private let pool: ConnectionPool
     /// A connection of its own for one exchange (a value-type trust evaluator): closed after it.
     let isDedicated: Bool
@@ -32,8 +46,9 @@ final class HTTP1Connection: PooledConnection, ExchangeHandlerOwner, @unchecked 
     private var idleSince: NIODeadline?
     private var idleTimer: Scheduled<Void>?
 
-    init(id: Int, key: ConnectionKey, channel: any Channel, handler: ExchangeHandler, pool: ConnectionPool, isDedicated: Bool,
-         trustCheck: ServerTrustCheck?) {
+    init(id: Int, key: ConnectionKey, channel: any Channel, handler: ExchangeHandler, httpHandlers: HTTPHandlers,
+         pool: ConnectionPool, isDedicated: Bool, trustCheck: ServerTrustCheck?) {
+        self.httpHandlers = httpHandlers
         self.trustCheck = trustCheck
         self.id = id
         self.key = key
@@ -60,6 +75,45 @@ final class HTTP1Connection: PooledConnection, ExchangeHandlerOwner, @unchecked 
 
     func cancelRunningExchanges() {
         if let exchange = handler.exchange { handler.cancel(exchange) }
+        upgrade?.engineWillClose()
+    }
+
+    func exchangeHandler(_ handler: ExchangeHandler, switchesTo upgrade: any ProtocolUpgrade, switched: @escaping (Bool) -> Void) {
+        pool.connectionDidSwitchProtocols(self)
+        self.upgrade = upgrade
+        idleTimer?.cancel()
+        idleTimer = nil
+        idleSince = nil
+        let channel = channel
+        let pipeline = channel.pipeline.syncOperations
+        let buffer = ProtocolSwitchBuffer()
+        do {
+            pipeline.removeHandler(httpHandlers.decompressor, promise: nil)
+            pipeline.removeHandler(httpHandlers.headerValidator, promise: nil)
+            pipeline.removeHandler(httpHandlers.encoder, promise: nil)
+            try pipeline.addHandler(buffer, position: .after(httpHandlers.decoder))
+            pipeline.removeHandler(handler, promise: nil)
+        } catch {
+            channel.close(promise: nil)
+            switched(false)
+            return
+        }
+        // On its way out (a tick later) the decoder hands the bytes that came after the 101 to
+        // the buffer; the new protocol's handlers go in once it is gone.
+        let decoderRemoved = channel.eventLoop.makePromise(of: Void.self)
+        pipeline.removeHandler(httpHandlers.decoder, promise: decoderRemoved)
+        decoderRemoved.futureResult.assumeIsolated().whenComplete { result in
+            do {
+                try result.get()
+                try upgrade.install(on: channel)
+            } catch {
+                channel.close(promise: nil)
+                switched(false)
+                return
+            }
+            switched(true)
+            buffer.release()
+        }
     }
 
     func exchangeHandlerDidFinish(_ handler: ExchangeHandler, reusable: Bool) {

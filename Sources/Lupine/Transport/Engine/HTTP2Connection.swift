@@ -94,10 +94,27 @@ final class HTTP2Connection: PooledConnection, ExchangeHandlerOwner, @unchecked 
         handler.closeChannel()
     }
 
+    func exchangeHandler(_ handler: ExchangeHandler, switchesTo upgrade: any ProtocolUpgrade, switched: @escaping (Bool) -> Void) {
+        // Upgrades run on HTTP/1.1 connections only (ALPN offers no h2 for them).
+        handler.closeChannel()
+        switched(false)
+    }
+
     func cancelRunningExchanges() {
         for handler in running.values {
             if let exchange = handler.exchange { handler.cancel(exchange) }
         }
+    }
+
+    /// The peer broke the protocol of the connection (a connection error: swift-nio-http2 sent
+    /// GOAWAY but leaves the connection open): every running stream fails with that error at once,
+    /// instead of waiting for its timeout, and the connection closes.
+    func connectionErrorCaught(_ error: any Error) {
+        for handler in running.values {
+            guard let exchange = handler.exchange else { continue }
+            handler.fail(exchange, with: EngineErrors.urlError(for: error, url: exchange.request.url, authority: key.authority))
+        }
+        channel.close(promise: nil)
     }
 }
 
@@ -128,5 +145,9 @@ final class HTTP2SettingsWatcher: ChannelInboundHandler {
             break
         }
         context.fireChannelRead(data)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        connection.connectionErrorCaught(error)
     }
 }

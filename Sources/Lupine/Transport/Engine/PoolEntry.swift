@@ -16,6 +16,12 @@ struct PoolEntry {
     /// A connection of this key negotiated h2: exchanges wait for its streams instead of opening
     /// more connections.
     var speaksHTTP2 = false
+    /// The key's connections may negotiate h2 (TLS, ALPN offering it).
+    var offersHTTP2 = false
+    /// A connection of this key negotiated HTTP/1.1 before: more may be opened side by side. Until
+    /// then a key that may speak h2 opens one connection at a time, so that a burst of requests
+    /// to an h2 server becomes streams of one connection rather than one connection each.
+    var knownHTTP1 = false
     /// The trust evaluator and client certificate of this key's exchanges (the key holds their
     /// identities; new connections need the instances).
     var tlsPolicy: TransportTLSPolicy?
@@ -43,6 +49,7 @@ struct PoolEntry {
 
     mutating func lease(_ exchange: EngineExchange, limit: Int) -> LeaseDecision {
         if tlsPolicy == nil { tlsPolicy = exchange.request.tlsPolicy }
+        offersHTTP2 = exchange.key.usesTLS && !exchange.key.http1Only
         if let index = multiplexed.firstIndex(where: \.hasRoom) {
             multiplexed[index].inUse += 1
             return .run(multiplexed[index].connection)
@@ -58,16 +65,24 @@ struct PoolEntry {
 
     /// Whether one more connection should be opened for the waiters (and counts it as opening).
     mutating func startConnectIfPossible(limit: Int) -> Bool {
-        if speaksHTTP2, open + connecting > 0 { return false }
+        if speaksHTTP2 || (offersHTTP2 && !knownHTTP1), open + connecting > 0 { return false }
         guard waiters.count > connecting, open + connecting < limit else { return false }
         connecting += 1
         return true
+    }
+
+    /// How many connections to open for the waiters now (counted as opening).
+    mutating func startConnects(limit: Int) -> Int {
+        var count = 0
+        while startConnectIfPossible(limit: limit) { count += 1 }
+        return count
     }
 
     /// Puts a retried exchange first in line. It needs a new connection: when the limit is taken
     /// by idle connections, the oldest idle one is given up to make room (returned to be closed).
     mutating func requeueFirst(_ exchange: EngineExchange, limit: Int) -> (connect: Bool, close: HTTP1Connection?) {
         waiters.prepend(exchange)
+        offersHTTP2 = exchange.key.usesTLS && !exchange.key.http1Only
         if open + connecting >= limit, !idle.isEmpty, !speaksHTTP2 {
             // The closing connection still counts as open until it has closed: for that moment
             // the key holds one connection more than its limit.
@@ -85,8 +100,8 @@ struct PoolEntry {
     }
 
     /// A connection opened: the exchanges it takes now (an HTTP/1.1 connection nobody waits for
-    /// becomes idle).
-    mutating func connectionDidOpen(_ connection: any PooledConnection) -> [EngineExchange] {
+    /// becomes idle), and how many more connections to open for the other waiters.
+    mutating func connectionDidOpen(_ connection: any PooledConnection, limit: Int) -> (assigned: [EngineExchange], connects: Int) {
         connecting = max(0, connecting - 1)
         open += 1
         if let http2 = connection as? HTTP2Connection {
@@ -98,11 +113,12 @@ struct PoolEntry {
                 slot.inUse += 1
             }
             multiplexed.append(slot)
-            return assigned
+            return (assigned, 0)
         }
-        if let waiter = waiters.popFirst() { return [waiter] }
+        knownHTTP1 = true
+        if let waiter = waiters.popFirst() { return ([waiter], startConnects(limit: limit)) }
         if let http1 = connection as? HTTP1Connection { idle.append(http1) }
-        return []
+        return ([], 0)
     }
 
     /// A connection could not be opened: the first waiter fails with its error. Returns whether

@@ -7,7 +7,7 @@ enum RequestHead {
     /// The head: the request target from the URL's encoded path and query (the whole URL in
     /// absolute form for an HTTP proxy), the request's fields as given, plus `Host` and body
     /// framing when the request does not set them, and `Proxy-Authorization` for the proxy.
-    static func make(for request: TransportRequest, key: ConnectionKey) -> HTTPRequestHead {
+    static func make(for request: TransportRequest, key: ConnectionKey, upgrade: (any ProtocolUpgrade)? = nil) -> HTTPRequestHead {
         let url = request.url
         var target = url.path(percentEncoded: true)
         if target.isEmpty { target = "/" }
@@ -40,6 +40,7 @@ enum RequestHead {
         if key.sendsAbsoluteForm, let authorization = request.proxy?.authorization {
             headers.add(name: "Proxy-Authorization", value: authorization)
         }
+        upgrade?.prepare(&headers)
         return HTTPRequestHead(version: .http1_1, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue),
                                uri: target, headers: headers)
     }

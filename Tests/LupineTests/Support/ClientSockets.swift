@@ -1,0 +1,40 @@
+import Foundation
+
+/// The TCP sockets this process holds open towards given ports of 127.0.0.1: what a leak check
+/// counts. Read from /proc (Linux): the socket inodes of /proc/self/fd, matched with the remote
+/// ports in /proc/self/net/tcp. Sockets of servers in the same process (local port = the port) are
+/// not counted; other tests running at the same time use other ports.
+enum ClientSockets {
+    /// The inodes of the sockets connected to one of `ports`; nil where /proc cannot be read.
+    static func open(toPorts ports: Set<Int>) -> Set<Int>? {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return nil }
+        var descriptors = Set<Int>()
+        for name in names {
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)"),
+                  target.hasPrefix("socket:["), let inode = Int(target.dropFirst(8).dropLast()) else { continue }
+            descriptors.insert(inode)
+        }
+        var matched = Set<Int>()
+        for table in ["/proc/self/net/tcp", "/proc/self/net/tcp6"] {
+            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n").dropFirst() {
+                let columns = line.split(separator: " ")
+                guard columns.count > 9, let remotePort = columns[2].split(separator: ":").last.flatMap({ Int($0, radix: 16) }),
+                      ports.contains(remotePort), let inode = Int(columns[9]), descriptors.contains(inode) else { continue }
+                matched.insert(inode)
+            }
+        }
+        return matched
+    }
+
+    /// Waits (polling, up to `patience`) until no socket to `ports` other than `baseline` is open;
+    /// returns those still open then.
+    static func leaked(toPorts ports: Set<Int>, beyond baseline: Set<Int>, patience: Duration = .seconds(5)) async -> Set<Int> {
+        let deadline = ContinuousClock.now + patience
+        while true {
+            let extra = (open(toPorts: ports) ?? []).subtracting(baseline)
+            if extra.isEmpty || ContinuousClock.now >= deadline { return extra }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
