@@ -38,6 +38,9 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
     private struct State {
         var isOpen = false
         var index: [String: IndexEntry] = [:]
+        /// The key part (the key's SHA-256) of every name in `index`: a key without a file is a
+        /// miss before its file is even named (naming costs a second hash and the URL's group).
+        var keyHashes: Set<Substring> = []
         var totalSize = 0
         var clock: UInt64 = 0
         /// Files per group tag, and the corelibs identifier behind each tag with a marker file.
@@ -65,6 +68,7 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
     func read(_ key: HTTPCacheKey, url: URL) -> HTTPCacheFile? {
         state.withLockedValue { state in
             open(&state)
+            guard state.keyHashes.contains(Substring(Self.keyHash(key))) else { return nil }
             let (name, tag, _) = Self.fileName(for: key, url: url)
             // The index knows every file of the folder when it was opened and every file this
             // process wrote since: a name it lacks is a miss without a look at the disk. (A file
@@ -182,6 +186,7 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
     }
 
     private func record(_ name: String, _ entry: IndexEntry, in state: inout State) {
+        state.keyHashes.insert(Self.keyPart(of: name))
         if let previous = state.index.updateValue(entry, forKey: name) {
             state.totalSize -= previous.size
         } else {
@@ -193,6 +198,7 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
     /// Drops `name` from the index; the group's marker goes with its last file.
     private func forget(_ name: String, in state: inout State) {
         guard let entry = state.index.removeValue(forKey: name) else { return }
+        state.keyHashes.remove(Self.keyPart(of: name))
         state.totalSize -= entry.size
         let left = (state.filesPerTag[entry.tag] ?? 1) - 1
         state.filesPerTag[entry.tag] = left > 0 ? left : nil
@@ -213,6 +219,7 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
             try? fileManager.removeItem(at: cacheDirectory.appendingPathComponent(Self.markerName(identifier)))
         }
         state.index.removeAll()
+        state.keyHashes.removeAll()
         state.filesPerTag.removeAll()
         state.identifierByTag.removeAll()
         state.totalSize = 0
@@ -268,7 +275,17 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
     private static func fileName(for key: HTTPCacheKey, url: URL) -> (name: String, tag: String, identifier: String?) {
         let identifier = corelibsIdentifier(of: url).flatMap { $0.contains("/") ? nil : $0 }
         let tag = identifier.map(Self.tag(of:)) ?? noGroupTag
-        return (hex(SHA256.hash(data: Data(key.string.utf8))) + "." + tag + "." + fileExtension, tag, identifier)
+        return (keyHash(key) + "." + tag + "." + fileExtension, tag, identifier)
+    }
+
+    /// The first part of the file name of `key`.
+    private static func keyHash(_ key: HTTPCacheKey) -> String {
+        hex(SHA256.hash(data: Data(key.string.utf8)))
+    }
+
+    /// The key part of a file name (before its first dot).
+    private static func keyPart(of name: String) -> Substring {
+        name[..<(name.firstIndex(of: ".") ?? name.endIndex)]
     }
 
     private static func tag(of identifier: String) -> String {
