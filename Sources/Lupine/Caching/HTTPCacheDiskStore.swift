@@ -68,7 +68,7 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
     func read(_ key: HTTPCacheKey, url: URL) -> HTTPCacheFile? {
         state.withLockedValue { state in
             open(&state)
-            guard state.keyHashes.contains(Substring(Self.keyHash(key))) else { return nil }
+            guard !state.keyHashes.isEmpty, state.keyHashes.contains(Substring(Self.keyHash(key))) else { return nil }
             let (name, tag, _) = Self.fileName(for: key, url: url)
             // The index knows every file of the folder when it was opened and every file this
             // process wrote since: a name it lacks is a miss without a look at the disk. (A file

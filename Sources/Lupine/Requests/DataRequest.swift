@@ -31,19 +31,9 @@ public class DataRequest: Request, @unchecked Sendable {
 
     let dataState = NIOLockedValueBox(DataState())
 
-    init(id: UUID = UUID(),
-         convertible: any URLRequestConvertible,
-         underlyingQueue: DispatchQueue,
-         serializationQueue: DispatchQueue,
-         eventMonitor: CompositeEventMonitor?,
-         interceptor: (any RequestInterceptor)?,
-         delegate: any RequestSession,
-         shouldAutomaticallyResume: Bool?,
-         defaultQueue: DispatchQueue) {
+    init(convertible: any URLRequestConvertible, context: RequestContext) {
         self.convertible = convertible
-        super.init(id: id, underlyingQueue: underlyingQueue, serializationQueue: serializationQueue,
-                   eventMonitor: eventMonitor, interceptor: interceptor, delegate: delegate,
-                   shouldAutomaticallyResume: shouldAutomaticallyResume, defaultQueue: defaultQueue)
+        super.init(context: context)
     }
 
     override var urlRequestConvertible: (any URLRequestConvertible)? { convertible }
@@ -80,20 +70,6 @@ public class DataRequest: Request, @unchecked Sendable {
             return
         }
         updateDownloadProgress(expected: nil, received: received)
-    }
-
-    /// Records a transport-level failure found by the sink and stops the exchange.
-    func failTransfer(with code: URLError.Code, task: any TransportTask) {
-        let url = response?.url
-        mutableState.withLockedValue { state in
-            if state.machine.error == nil {
-                state.machine.error = .sessionTaskFailed(error: URLError(code, userInfo: [
-                    NSURLErrorFailingURLErrorKey: url as Any,
-                    NSLocalizedDescriptionKey: TransportErrorMapping.description(of: code),
-                ]))
-            }
-        }
-        task.cancel()
     }
 
     override func resetForRetry() {

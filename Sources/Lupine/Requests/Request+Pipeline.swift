@@ -271,6 +271,21 @@ extension Request {
         }
     }
 
+    /// Records a transport-level failure found by the sink (a body too large, a range that does
+    /// not fit) and stops the exchange.
+    func failTransfer(with code: URLError.Code, task: any TransportTask) {
+        let url = lazyResponse?.url
+        mutableState.withLockedValue { state in
+            if state.machine.error == nil {
+                state.machine.error = .sessionTaskFailed(error: URLError(code, userInfo: [
+                    NSURLErrorFailingURLErrorKey: url as Any,
+                    NSLocalizedDescriptionKey: TransportErrorMapping.description(of: code),
+                ]))
+            }
+        }
+        task.cancel()
+    }
+
     // MARK: Queues
 
     /// Runs `work` on the underlying (root) queue for a transport's event (see

@@ -57,23 +57,16 @@ public class Request: @unchecked Sendable {
     /// Whether `eventMonitor(_:)` added monitors: until then an event reads no lock for them.
     let hasAddedMonitors = Synchronization.Atomic(false)
 
-    init(id: UUID = UUID(),
-         underlyingQueue: DispatchQueue,
-         serializationQueue: DispatchQueue,
-         eventMonitor: CompositeEventMonitor?,
-         interceptor: (any RequestInterceptor)?,
-         delegate: any RequestSession,
-         shouldAutomaticallyResume: Bool?,
-         defaultQueue: DispatchQueue) {
-        self.id = id
-        self.underlyingQueue = underlyingQueue
-        self.serializationQueue = serializationQueue
-        self.sessionMonitor = eventMonitor
-        self.session = delegate
-        self.shouldAutomaticallyResume = shouldAutomaticallyResume
-        self.defaultQueue = defaultQueue
+    init(context: RequestContext) {
+        id = context.id
+        underlyingQueue = context.underlyingQueue
+        serializationQueue = context.serializationQueue
+        sessionMonitor = context.eventMonitor
+        session = context.session
+        shouldAutomaticallyResume = context.shouldAutomaticallyResume
+        defaultQueue = context.defaultQueue
         var initial = RequestMutableState()
-        initial.interceptor = interceptor
+        initial.interceptor = context.interceptor
         self.mutableState = NIOLockedValueBox(initial)
     }
 
@@ -330,22 +323,22 @@ public class Request: @unchecked Sendable {
     @preconcurrency
     @discardableResult
     public func adapt(using adapter: any RequestAdapter) -> Self {
-        mutableState.withLockedValue { state in
-            let existing = state.interceptor
-            state.interceptor = Interceptor(adapters: (existing.map { [$0] } ?? []) + [adapter],
-                                            retriers: existing.map { [$0] } ?? [])
-        }
-        return self
+        addToInterceptor(adapter: adapter, retrier: nil)
     }
 
     /// Adds a retrier after the existing ones.
     @preconcurrency
     @discardableResult
     public func retry(using retrier: any RequestRetrier) -> Self {
+        addToInterceptor(adapter: nil, retrier: retrier)
+    }
+
+    /// The request-level interceptor becomes the existing one followed by `adapter` and `retrier`.
+    private func addToInterceptor(adapter: (any RequestAdapter)?, retrier: (any RequestRetrier)?) -> Self {
         mutableState.withLockedValue { state in
-            let existing = state.interceptor
-            state.interceptor = Interceptor(adapters: existing.map { [$0] } ?? [],
-                                            retriers: (existing.map { [$0] } ?? []) + [retrier])
+            let existing = state.interceptor.map { [$0] } ?? []
+            state.interceptor = Interceptor(adapters: existing + (adapter.map { [$0] } ?? []),
+                                            retriers: existing + (retrier.map { [$0] } ?? []))
         }
         return self
     }

@@ -43,22 +43,10 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
 
     private let uploadState = NIOLockedValueBox(UploadState())
 
-    init(id: UUID = UUID(),
-         convertible: any UploadConvertible,
-         underlyingQueue: DispatchQueue,
-         serializationQueue: DispatchQueue,
-         eventMonitor: CompositeEventMonitor?,
-         interceptor: (any RequestInterceptor)?,
-         fileManager: FileManager,
-         delegate: any RequestSession,
-         shouldAutomaticallyResume: Bool?,
-         defaultQueue: DispatchQueue) {
+    init(convertible: any UploadConvertible, fileManager: FileManager, context: RequestContext) {
         upload = convertible
         self.fileManager = fileManager
-        super.init(id: id, convertible: convertible, underlyingQueue: underlyingQueue,
-                   serializationQueue: serializationQueue, eventMonitor: eventMonitor,
-                   interceptor: interceptor, delegate: delegate,
-                   shouldAutomaticallyResume: shouldAutomaticallyResume, defaultQueue: defaultQueue)
+        super.init(convertible: convertible, context: context)
     }
 
     // MARK: Body source
