@@ -87,6 +87,7 @@ let package = Package(
                 "LupineTestServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             resources: [.copy("Resources/TLS")]
         ),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs the scenarios S1-S7 for Lupine, raw AsyncHTTPClient and URLSession, alternating the clients
-# in every repetition, against `lupine serve` (release) in its own process, and prints a table of
-# medians with the Lupine/AHC and Lupine/URLSession ratios.
+# Runs the scenarios S1-S7 for Lupine, its engine alone (Engine), raw AsyncHTTPClient and
+# URLSession, alternating the clients in every repetition, against `lupine serve` (release) in its
+# own process, and prints a table of medians (rate, CPU and mallocs per request, context switches)
+# with the Lupine/AHC, Engine/AHC and Lupine/URLSession ratios.
 #
 #   Benchmarks/compare.sh [repetitions]      (default 3; LUPINE_BENCH_SCALE=0.1 for a quick run)
 set -euo pipefail
@@ -34,12 +35,16 @@ if [[ -n "${LUPINE_BENCH_SCENARIOS:-}" ]]; then
     done
     scenarios=("${chosen[@]}")
 fi
-clients=(Lupine AHC URLSession)
+clients=(Lupine Engine AHC URLSession)
+# LUPINE_BENCH_CLIENTS="Engine AHC" runs only the clients named.
+if [[ -n "${LUPINE_BENCH_CLIENTS:-}" ]]; then
+    read -r -a clients <<<"$LUPINE_BENCH_CLIENTS"
+fi
 for repetition in $(seq 1 "$repetitions"); do
     for scenario in "${scenarios[@]}"; do
         # Rotate the order each repetition so that no client always runs first or last.
-        for offset in 0 1 2; do
-            client="${clients[$(( (repetition + offset) % 3 ))]}"
+        for offset in $(seq 0 $(( ${#clients[@]} - 1 ))); do
+            client="${clients[$(( (repetition + offset) % ${#clients[@]} ))]}"
             name="$scenario $client"
             echo "repetition $repetition: $name" >&2
             swift package --package-path Benchmarks --allow-writing-to-directory "$results" \

@@ -17,6 +17,16 @@ UNITS = {
     "S6_cachedGET64": (max(64, int(20000 * SCALE)) // 64 * 64, "req/s"),
     "S7_heuristicCachedGET64": (max(64, int(20000 * SCALE)) // 64 * 64, "req/s"),
 }
+# Requests of one scenario run (S3 and S4: one), for the per-request columns.
+REQUESTS = {
+    "S1_smallGET": max(1, int(2000 * SCALE)),
+    "S2_concurrentGET64": max(64, int(20000 * SCALE)) // 64 * 64,
+    "S3_body100MiB": 1,
+    "S4_download100MiB": 1,
+    "S5_post1MiB": max(1, int(200 * SCALE)),
+    "S6_cachedGET64": max(64, int(20000 * SCALE)) // 64 * 64,
+    "S7_heuristicCachedGET64": max(64, int(20000 * SCALE)) // 64 * 64,
+}
 TO_SECONDS = {"ns": 1e-9, "μs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
@@ -27,8 +37,12 @@ def metric(element, fragment):
     return None
 
 
+CLIENTS = ("Lupine", "Engine", "AHC", "URLSession")
+
+
 def main(directory):
-    samples = {}  # (scenario, client) -> {"seconds": [...], "malloc": [...], "rss": [...], "ctx": [...]}
+    # (scenario, client) -> lists of samples, one per iteration
+    samples = {}
     for path in glob.glob(os.path.join(directory, "**", "*.json"), recursive=True):
         with open(path, encoding="utf-8") as handle:
             try:
@@ -38,11 +52,15 @@ def main(directory):
         for element in elements:
             key = element["benchmark"].rsplit(".", 1)[-1]
             scenario, client = key.rsplit("_", 1)
-            entry = samples.setdefault((scenario, client), {"seconds": [], "malloc": [], "rss": [], "ctx": []})
+            entry = samples.setdefault((scenario, client), {"seconds": [], "cpu": [], "malloc": [], "rss": [], "ctx": []})
             wall = metric(element, "wall clock")
             if wall:
                 factor = TO_SECONDS.get(wall.get("scoreUnit", "μs"), 1e-6)
                 entry["seconds"] += [v * factor for v in wall["rawData"][0]]
+            cpu = metric(element, "total cpu")
+            if cpu:
+                factor = TO_SECONDS.get(cpu.get("scoreUnit", "μs"), 1e-6)
+                entry["cpu"] += [v * factor for v in cpu["rawData"][0]]
             for name, fragment in (("malloc", "malloc (total)"), ("rss", "resident peak"), ("ctx", "context switches")):
                 found = metric(element, fragment)
                 if found:
@@ -51,31 +69,41 @@ def main(directory):
     def median(values):
         return statistics.median(values) if values else float("nan")
 
-    print("| scenario | client | rate | wall s (median) | mallocs | peak RSS MiB | context switches |")
-    print("|---|---|---|---|---|---|---|")
+    print("| scenario | client | rate | wall s (median) | CPU µs/req | mallocs/req | peak RSS MiB | context switches/req |")
+    print("|---|---|---|---|---|---|---|---|")
     rates = {}
+    mallocs = {}
     for scenario in UNITS:
-        for client in ("Lupine", "AHC", "URLSession"):
+        work, unit = UNITS[scenario]
+        requests = REQUESTS[scenario]
+        for client in CLIENTS:
             entry = samples.get((scenario, client))
             if not entry or not entry["seconds"]:
-                print(f"| {scenario} | {client} | (no data) | | | | |")
                 continue
             seconds = median(entry["seconds"])
-            work, unit = UNITS[scenario]
             rate = work / seconds
             rates[(scenario, client)] = rate
-            switches = f"{median(entry['ctx']):,.0f}" if entry["ctx"] else "n/a"
-            print(f"| {scenario} | {client} | {rate:,.0f} {unit} | {seconds:.3f} | {median(entry['malloc']):,.0f} "
+            mallocs[(scenario, client)] = median(entry["malloc"]) / requests if entry["malloc"] else None
+            cpu = f"{median(entry['cpu']) * 1e6 / requests:,.1f}" if entry["cpu"] else "n/a"
+            malloc = f"{mallocs[(scenario, client)]:,.1f}" if entry["malloc"] else "n/a"
+            switches = f"{median(entry['ctx']) / requests:,.2f}" if entry["ctx"] else "n/a"
+            print(f"| {scenario} | {client} | {rate:,.0f} {unit} | {seconds:.3f} | {cpu} | {malloc} "
                   f"| {median(entry['rss']) / 1048576:,.1f} | {switches} |")
     print()
-    print("| scenario | Lupine/AHC | Lupine/URLSession |")
-    print("|---|---|---|")
+    print("| scenario | Lupine/AHC | Engine/AHC | Lupine/URLSession | Engine/AHC mallocs per request |")
+    print("|---|---|---|---|---|")
     for scenario in UNITS:
-        lupine = rates.get((scenario, "Lupine"))
         ahc = rates.get((scenario, "AHC"))
         session = rates.get((scenario, "URLSession"))
-        ratio = lambda other: f"{lupine / other:.2f}x" if lupine and other else "n/a"
-        print(f"| {scenario} | {ratio(ahc)} | {ratio(session)} |")
+
+        def ratio(client, other):
+            value = rates.get((scenario, client))
+            return f"{value / other:.2f}x" if value and other else "n/a"
+
+        engine_mallocs = mallocs.get((scenario, "Engine"))
+        ahc_mallocs = mallocs.get((scenario, "AHC"))
+        malloc_ratio = f"{engine_mallocs / ahc_mallocs:.2f}x" if engine_mallocs and ahc_mallocs else "n/a"
+        print(f"| {scenario} | {ratio('Lupine', ahc)} | {ratio('Engine', ahc)} | {ratio('Lupine', session)} | {malloc_ratio} |")
 
 
 if __name__ == "__main__":

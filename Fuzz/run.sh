@@ -5,8 +5,8 @@
 #
 # Corpora grow under .build-fuzz/corpus/<target> (gitignored), seeded from Fuzz/Seeds/<target>;
 # a crashing input is saved as .build-fuzz/artifacts/<target>/crash-*. Prints, per target, the
-# runs, execs/s, coverage and number of crash/leak/timeout/oom artefacts. Exits non-zero when a
-# target left an artefact.
+# runs, execs/s, coverage and number of crash/leak/timeout/oom artefacts this run left. Exits
+# non-zero when a target left an artefact.
 set -euo pipefail
 # The Swift runtime's backtracer would otherwise take over a crash (and stall under ASan).
 export SWIFT_BACKTRACE=enable=no
@@ -37,6 +37,9 @@ for target in "${targets[@]}"; do
     seeds="$root/Fuzz/Seeds/$target"
     [[ -d "$seeds" ]] || seeds=""
     log="$out/logs/$target.log"
+    # Artefacts are counted from this run only: older ones stay for inspection but are not news.
+    stamp="$out/logs/$target.started"
+    touch "$stamp"
     echo "running $target for ${seconds}s..."
     # -rss_limit_mb bounds one input's memory; -timeout flags an input that takes over 10 s.
     "$bin/$target" "$corpus" ${seeds:+"$seeds"} -max_total_time="$seconds" -print_final_stats=1 \
@@ -44,7 +47,7 @@ for target in "${targets[@]}"; do
     runs="$(grep -ao 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')"
     rate="$(grep -ao 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')"
     cov="$(grep -ao 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1 || echo '?')"
-    found="$(find "$artifacts" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)"
+    found="$(find "$artifacts" -type f -newer "$stamp" \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)"
     [[ "$found" -eq 0 ]] || failed=1
     summary+=("$(printf '%-22s %6ss  runs %-10s  exec/s %-7s  %-22s  artefacts %s' "$target" "$seconds" "$runs" "$rate" "$cov" "$found")")
 done

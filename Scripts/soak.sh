@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Sends [requests] (default 1,000,000) mixed requests through one Session against `lupine serve`
-# running in its own process, printing resident memory, open descriptors, errors and the rate
-# every 100,000; exits non-zero on memory growth after the warm-up, a leaked descriptor, a request
+# Sends [operations] (default 1,000,000) mixed operations over every path (plain, TLS with a pinned
+# certificate, HTTP/2, HTTP proxy, CONNECT, SOCKS5, WebSocket, server-sent events, resumed
+# downloads, faults, cancellations) against `lupine serve` and its TLS servers and proxies running
+# in their own process, printing resident memory, open descriptors, errors and the rate every
+# 100,000; exits non-zero on memory growth after the warm-up, a leaked descriptor, an operation
 # that ended otherwise than expected, or a crash.
 #
 #   Scripts/soak.sh [requests] [extra lupine soak options...]     (release build in .build-release)
@@ -14,11 +16,18 @@ scratch="${SCRATCH_PATH:-.build-release}"
 swift build -c release --scratch-path "$scratch" --product lupine >&2
 binary="$(swift build -c release --scratch-path "$scratch" --show-bin-path)/lupine"
 
+tls=Tests/LupineTests/Resources/TLS
 source Scripts/lupine-server.sh
-start_lupine_server "$binary" soak
+start_lupine_server "$binary" soak --tls-certificate "$tls/chain.pem" --tls-key "$tls/leaf-key.pem"
+for _ in $(seq 1 100); do
+    grep -q '^socks-proxy ' "$server_output" && break
+    sleep 0.1
+done
+field() { sed -n "s/^$1 //p" "$server_output"; }
 
 status=0
-"$binary" soak --requests "$requests" --server "$base_url" "$@" || status=$?
+"$binary" soak --requests "$requests" --server "$base_url" --tls-server "$(field tls)" --http2-server "$(field h2)" \
+    --http-proxy "$(field http-proxy)" --socks-proxy "$(field socks-proxy)" --pin-cert "$tls/chain.pem" "$@" || status=$?
 kill -0 "$server_pid" 2>/dev/null || { echo "soak: the server process died" >&2; status=1; }
 if [ "$status" -gt 128 ]; then echo "soak: lupine soak crashed (signal $((status - 128)))" >&2; fi
 exit "$status"

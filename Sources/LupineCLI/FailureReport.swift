@@ -71,9 +71,14 @@ struct FailureReport: Equatable {
         case .timedOut:
             (ExitStatus.timedOut, timeout.map { "No complete answer from \(endpoint) within \(Self.seconds($0)) (--timeout)." }
                 ?? "\(endpoint) went quiet for too long; the request timed out.")
-        case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
-             .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
-             .clientCertificateRequired:
+        case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot:
+            (ExitStatus.tlsFailed, "The certificate of \(endpoint) is not trusted: its chain does not lead to a system root, "
+                + "or it is not issued for this host name (--pin-cert FILE trusts a certificate of your own).")
+        case .serverCertificateHasBadDate, .serverCertificateNotYetValid:
+            (ExitStatus.tlsFailed, "The certificate of \(endpoint) has expired or is not valid yet.")
+        case .clientCertificateRequired, .clientCertificateRejected:
+            (ExitStatus.tlsFailed, "\(endpoint) wants a client certificate it accepts (--cert FILE --key FILE).")
+        case .secureConnectionFailed:
             (ExitStatus.tlsFailed, "The TLS handshake with \(endpoint) failed (does it speak https on that port?).")
         case .networkConnectionLost:
             (ExitStatus.receiveFailed, "\(endpoint) closed the connection before the response was complete.")

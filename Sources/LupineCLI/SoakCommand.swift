@@ -3,20 +3,25 @@ import Foundation
 import Lupine
 import LupineTestServer
 
-/// `lupine soak`: sends many requests of mixed kinds through one Session and checks that resident
-/// memory stays flat and no file descriptor leaks.
+/// `lupine soak`: sends many operations of mixed kinds, over every path a request can take, and
+/// checks that resident memory stays flat and no file descriptor leaks.
 struct SoakCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "soak",
-        abstract: "Send many mixed requests through one Session; check memory stays flat and no descriptor leaks.",
+        abstract: "Send many mixed operations over every path; check memory stays flat and no descriptor leaks.",
         discussion: """
-            Every 100 requests are: 50 tiny GETs, 10 bodies of 64 KiB and one of 1 MiB, 8 uploads of \
-            4 KiB, 4 downloads to a file (removed afterwards), 5 streams of 64 KiB, 8 validated 404s, \
-            3 connections closed mid-body, one refused connection, one timeout and 9 cancellations. \
-            Every --report-every requests it prints resident memory (VmRSS), open file descriptors, \
-            the request count, the error outcomes and the rate. It exits non-zero when resident \
+            Every 100 operations are: 30 tiny GETs, 6 bodies of 64 KiB and one of 1 MiB, 5 uploads of \
+            4 KiB, 2 downloads to a file (removed afterwards), a download resumed after its \
+            connection closed mid-body, 3 streams of 64 KiB, 4 validated 404s, 2 connections closed \
+            mid-body, a refused connection, a timeout, 6 cancellations; 10 GETs over TLS with a \
+            pinned certificate, 8 over HTTP/2, 5 through an HTTP proxy, 3 through its CONNECT \
+            tunnel, 3 through a SOCKS5 proxy; 3 WebSocket connections of 3 messages, 2 streams of \
+            server-sent events; a reset, a malformed response, a stalled body and a connection \
+            closed mid-body through the proxy. Kinds whose server or proxy is not given are \
+            skipped. Every --report-every operations it prints resident memory (VmRSS), open file \
+            descriptors, the count, the error outcomes and the rate. It exits non-zero when resident \
             memory grows by --growth-limit MiB or more after the warm-up, when descriptors remain \
-            open after the Session is released, or when a request ends otherwise than its kind \
+            open after the Sessions are released, or when an operation ends otherwise than its kind \
             must. Run it against `lupine serve` in another process (Scripts/soak.sh does that).
             """
     )
@@ -26,6 +31,21 @@ struct SoakCommand: AsyncParsableCommand {
 
     @Option(help: "Base URL of a running `lupine serve`; without it, a server runs in this process.")
     var server: String?
+
+    @Option(help: "Base URL of a TLS server presenting --pin-cert's certificate (`lupine serve --tls-certificate`).")
+    var tlsServer: String?
+
+    @Option(help: "Base URL of an HTTP/2 server presenting --pin-cert's certificate.")
+    var http2Server: String?
+
+    @Option(help: "host:port of an HTTP proxy (absolute form for http, CONNECT for https).")
+    var httpProxy: String?
+
+    @Option(help: "host:port of a SOCKS5 proxy.")
+    var socksProxy: String?
+
+    @Option(help: "The certificates (PEM or DER) the TLS and HTTP/2 servers' chains are pinned to and validated up to.")
+    var pinCert: String?
 
     @Option(help: "Requests in flight at once.")
     var concurrency = 32
@@ -37,7 +57,7 @@ struct SoakCommand: AsyncParsableCommand {
     var warmUp = 100_000
 
     @Option(help: "Largest acceptable growth of resident memory after the warm-up, in MiB.")
-    var growthLimit = 16
+    var growthLimit = 8
 
     func validate() throws {
         guard requests > 0, concurrency > 0, reportEvery > 0, warmUp >= 0, growthLimit > 0 else {
@@ -55,12 +75,22 @@ struct SoakCommand: AsyncParsableCommand {
         let start = Date()
         Console.line("soak: \(requests) requests, \(concurrency) in flight, against \(baseURL); descriptors before: \(descriptorsBefore)")
 
+        let pinned: [SecCertificate]
         do {
-            let session = Session()
+            pinned = try pinCert.map { try CertificateFile.certificates(at: $0, status: 2) } ?? []
+        } catch let failure as RequestBuilder.Failure {
+            throw ValidationError(failure.message)
+        }
+        do {
+            let endpoints = SoakEndpoints(baseURL: baseURL, tlsURL: tlsServer, http2URL: http2Server, httpProxy: httpProxy,
+                                          socksProxy: socksProxy, pinnedCertificates: pinned)
+            let skipped = SoakKind.allCases.filter { !endpoints.isAvailable($0) }
+            if !skipped.isEmpty { Console.line("soak: skipped (no server or proxy given): \(skipped.map(\.rawValue).joined(separator: ", "))") }
             // Ctrl-C stops adding requests and cancels those in flight (Lupine removes their
             // partial downloads); then the download files registered with Termination go.
-            let interrupts = InterruptHandling { [weak session] _ in
-                if let session { await InterruptHandling.cancelRequests(of: session) }
+            let sessions = endpoints.sessions
+            let interrupts = InterruptHandling { _ in
+                for session in sessions { await InterruptHandling.cancelRequests(of: session) }
             }
             defer { interrupts.stop() }
             var intervalStart = Date()
@@ -71,8 +101,9 @@ struct SoakCommand: AsyncParsableCommand {
                     let index = next
                     next += 1
                     group.addTask {
-                        let kind = SoakKind.kind(for: index)
-                        let outcome = await kind.run(index: index, session: session, baseURL: baseURL)
+                        var kind = SoakKind.kind(for: index)
+                        if !endpoints.isAvailable(kind) { kind = .tinyGet }
+                        let outcome = await kind.run(index: index, endpoints: endpoints)
                         tally.record(kind, label: outcome.label, expected: outcome.expected)
                     }
                 }

@@ -15,6 +15,8 @@ final class FaultHTTP1Handler: ChannelInboundHandler, RemovableChannelHandler {
     private let reuse: LupineFaultServer.Reuse
     private let counters: LupineFaultServer.Counters
     private var requestsOnConnection = 0
+    /// The current request's number among all the server's requests, from 1.
+    private var requestIndexOnServer = 0
     private var head: HTTPRequestHead?
     private var faultApplied = false
     private var timers: [Scheduled<Void>] = []
@@ -47,10 +49,14 @@ final class FaultHTTP1Handler: ChannelInboundHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case let .head(head):
-            counters.requests.withLock { $0 += 1 }
+            let received = counters.requests.withLock { count in
+                count += 1
+                return count
+            }
             requestsOnConnection += 1
+            requestIndexOnServer = received
             self.head = head
-            if plan == nil, reuse == .dropLaterRequests, requestsOnConnection > 1 {
+            if plan == nil, (reuse == .dropLaterRequests && requestsOnConnection > 1) || (reuse == .dropAllButFirstRequest && received > 1) {
                 context.close(promise: nil)
                 return
             }
@@ -118,7 +124,7 @@ final class FaultHTTP1Handler: ChannelInboundHandler, RemovableChannelHandler {
 
     private func respondNormally(to head: HTTPRequestHead, context: ChannelHandlerContext) {
         var response = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok"
-        if reuse == .bytesPastContentLength, requestsOnConnection == 1 {
+        if reuse == .bytesPastContentLength, requestIndexOnServer == 1 {
             response += "HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nsmuggled"
         }
         write(response, context: context)

@@ -17,6 +17,9 @@ enum FaultRoutes {
             return .fault(.reset)
         case "malformed-status":
             return .fault(.rawBytesThenClose(ByteBuffer(string: "HTTP/1.1 abc Bogus\r\nContent-Length: 0\r\n\r\n")))
+        case "short-status":
+            // A status code of one digit, which SwiftNIO's parser accepts.
+            return .fault(.rawBytesThenClose(ByteBuffer(string: "HTTP/1.1 2 Short\r\nContent-Length: 2\r\n\r\nok")))
         case "garbage":
             return .fault(.rawBytesThenClose(ByteBuffer(string: "\u{0}\u{1}garbage\r\n\r\n")))
         case "oversized-headers":

@@ -21,8 +21,11 @@ public final class LupineFaultServer: Sendable {
         /// Answers the first request of a connection, and closes the connection without a byte
         /// on the next one (a connection that died while pooled).
         case dropLaterRequests
-        /// Sends bytes past the Content-Length of the first response: a whole second response.
+        /// Sends bytes past the Content-Length of the server's first response: a whole second response.
         case bytesPastContentLength
+        /// Answers the first request the server receives, and closes the connection without a byte
+        /// on every later one, on any connection.
+        case dropAllButFirstRequest
     }
 
     private let group: MultiThreadedEventLoopGroup

@@ -173,6 +173,17 @@ extension CLITests {
             #expect(result.errors.hasPrefix("lupine: The certificate of 127.0.0.1 port \(server.port) is not trusted: "))
         }
 
+        /// Without a pin, a certificate of a CA the system does not know is named as untrusted, not as
+        /// a failed handshake with a server that might not speak TLS.
+        @Test func aCertificateNoSystemRootIssuedIs35AndSaysSo() async throws {
+            let server = try await server()
+            let result = try await CLIProcess.run(["get", server.url("/get")])
+            try await server.shutdown()
+            #expect(result.status == 35)
+            #expect(result.errors == "lupine: The certificate of 127.0.0.1 port \(server.port) is not trusted: its chain does not lead to "
+                + "a system root, or it is not issued for this host name (--pin-cert FILE trusts a certificate of your own).\n")
+        }
+
         @Test func unreadablePinnedCertificateIs77() async throws {
             let result = try await CLIProcess.run(["get", "--pin-cert", "/nonexistent/ca.pem", "https://127.0.0.1:1/"])
             #expect(result.status == 77)

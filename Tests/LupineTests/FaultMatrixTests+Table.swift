@@ -8,8 +8,8 @@ import LupineTestServer
 /// The promises of the fault matrix: for each path and phase, what the caller sees for each fault,
 /// in the order silence, reset, close, garbage, oversized, drip.
 ///
-/// A cell `ends` in exactly one outcome within its timeouts (a request timeout of 1 s, a resource
-/// timeout of 3 s, the connect and TLS handshake bounded by the request timeout), with no crash, no
+/// A cell `ends` in exactly one outcome within its timeouts (a request timeout of 2 s, a resource
+/// timeout of 4 s, the connect and TLS handshake bounded by the request timeout), with no crash, no
 /// hang, no socket left open towards the server and no temporary file left behind. A `pending`
 /// cell is a promise the engine does not keep yet: it runs, and is expected to fail, so that it
 /// is noticed when it starts to pass. A cell that cannot happen on a path is `notApplicable`.

@@ -3,6 +3,9 @@ import Foundation
 import FoundationNetworking
 #endif
 @testable import Lupine
+import LupineTestServer
+import NIOCore
+import NIOEmbedded
 import Testing
 
 /// One test per finding of the libFuzzer targets in Fuzz/ (run by Fuzz/run.sh): the input, cut
@@ -94,6 +97,20 @@ import Testing
         #expect(AuthenticationChallenge(field: "Digest algorithm = SHA-256 , nonce=x")?.parameters["algorithm"] == "SHA-256")
     }
 
+    /// A realm holding a backslash followed by a combining mark (one Character in Swift) was echoed
+    /// in the answer without escaping the backslash: a server then read another realm.
+    @Test func answerEscapesABackslashFollowedByACombiningMark() throws {
+        let realm = "a\\\u{05BF}b\"\u{0301}c"
+        let field = "Digest realm=\"a\\\\\u{05BF}b\\\"\u{0301}c\", nonce=\"n\""
+        let challenge = try #require(AuthenticationChallenge(field: field))
+        #expect(challenge.realm == realm)
+        let answer = try #require(DigestAnswer(challenge: challenge))
+        let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1/")))
+        let authorization = answer.authorization(user: "u", password: "p", for: request)
+        let echoed = try #require(AuthenticationChallenge(field: authorization))
+        #expect(echoed.realm == realm)
+    }
+
     // MARK: FuzzProxyEnvironment
 
     /// `http_proxy=http://proxy:99999` named a proxy on a port no connection can use; such a value
@@ -139,4 +156,58 @@ final class ResponseThenRedirectURLProtocol: URLProtocol {
     }
 
     override func stopLoading() {}
+}
+
+/// Findings of FuzzCacheRules.
+@Suite struct CachedAgeTests {
+    /// A response stored with `Age: 1e20` (or `inf`) crashed the process at its next cache hit: the
+    /// age, parsed as a Double, was converted to Int for the replayed `Age` field. Age is
+    /// delta-seconds: such a value is no age and is ignored.
+    @Test(arguments: ["1e20", "inf", "99999999999999999999"])
+    func cacheHitOfAResponseWithAnAbsurdAgeIsServed(age: String) async throws {
+        let server = try await LupineTestServer.start()
+        let url = server.url("/response-headers?Cache-Control=max-age%3D600&Age=\(age)")
+        let configuration = URLSessionConfiguration.af.ephemeral
+        configuration.urlCache = URLCache(memoryCapacity: 4 << 20, diskCapacity: 0, diskPath: nil)
+        let session = Session(configuration: configuration)
+        let first = await session.request(url).serializingData().response
+        // Whatever its age, the stored response answers: the replay writes its Age field.
+        let hit = await session.request(url, requestModifier: { $0.cachePolicy = .returnCacheDataElseLoad })
+            .serializingData().response
+        try await server.shutdown()
+
+        #expect(first.error == nil)
+        #expect(hit.error == nil)
+        #expect(server.hits(for: "/response-headers") == 1)
+        let replayedAge = try #require(hit.response?.value(forHTTPHeaderField: "Age"))
+        #expect(Int(replayedAge).map { $0 >= 0 } == true, "Age: \(replayedAge)")
+    }
+}
+
+/// Findings of FuzzHTTP1Response.
+@Suite struct ExchangeHandlerFuzzFindingsTests {
+    /// SwiftNIO's parser takes a status line with a one- or two-digit code (`HTTP/1.1 2 OK`) and the
+    /// engine passes it on; the request refuses it as a malformed response.
+    @Test func statusCodeOfFewerThanThreeDigitsIsABadServerResponse() async throws {
+        let server = try await testServer()
+        let response = await AF.request(server.url("/fault/short-status")).serializingData().response
+        #expect(response.error?.sessionTaskURLErrorCode == .badServerResponse)
+    }
+
+    /// The engine's exchange handler kept itself alive (it holds itself, bound to its event loop,
+    /// for its timers and tasks): one handler leaked per HTTP/1.1 connection and per HTTP/2
+    /// request. It lets go when it leaves the pipeline.
+    @Test func exchangeHandlerIsFreedWhenItsConnectionCloses() throws {
+        weak var released: ExchangeHandler?
+        try {
+            let channel = EmbeddedChannel()
+            let handler = ExchangeHandler(clock: SystemEngineClock())
+            released = handler
+            try channel.pipeline.syncOperations.addHandler(handler)
+            try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
+            try channel.close().wait()
+            channel.embeddedEventLoop.run()
+        }()
+        #expect(released == nil)
+    }
 }

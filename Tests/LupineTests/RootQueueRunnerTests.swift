@@ -10,9 +10,9 @@ import Testing
 @Suite struct RootQueueRunnerTests {
     @Test func workRunsOnTheRootQueueOnTheCallingThreadWhenItIsFree() {
         let runner = RootQueueRunner(queue: DispatchQueue(label: "test.root"))
-        let caller = ReadDemandState.currentThread()
+        let caller = RootQueueRunner.currentThread()
         let seen = Locked<(onQueue: Bool, sameThread: Bool)?>(nil)
-        runner.run { seen.withValue { $0 = (runner.isCurrent, ReadDemandState.currentThread() == caller) } }
+        runner.run { seen.withValue { $0 = (runner.isCurrent, RootQueueRunner.currentThread() == caller) } }
         #expect(seen.current?.onQueue == true)
         #expect(seen.current?.sameThread == true)
         #expect(!runner.isCurrent)

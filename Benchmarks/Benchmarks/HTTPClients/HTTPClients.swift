@@ -2,8 +2,9 @@ import Benchmark
 import BenchmarkClients
 import Foundation
 
-// The scenarios S1-S7 (Sources/BenchmarkClients/Scenario.swift) for Lupine, raw AsyncHTTPClient and
-// URLSession, against the server at LUPINE_BENCH_URL (compare.sh starts `lupine serve` in its own
+// The scenarios S1-S7 (Sources/BenchmarkClients/Scenario.swift) for Lupine, its engine alone
+// (through `Transport`), raw AsyncHTTPClient and URLSession, against the server at
+// LUPINE_BENCH_URL (compare.sh starts `lupine serve` in its own
 // process). One benchmark iteration runs the whole scenario; compare.sh turns its wall-clock time
 // into requests or bytes per second. LUPINE_BENCH_SCALE shrinks or grows every count (default 1).
 
@@ -19,7 +20,7 @@ let benchmarks: @Sendable () -> Void = {
         maxIterations: 3
     )
 
-    let clients: [any ScenarioClient] = [LupineClient(), AHCClient(), URLSessionClient()]
+    let clients: [any ScenarioClient] = [LupineClient(), EngineClient(), AHCClient(), URLSessionClient()]
     for client in clients {
         for scenario in Scenario.allCases {
             Benchmark("\(scenario.rawValue) \(client.name)") { _ in

@@ -86,6 +86,7 @@ public enum Scenario: String, CaseIterable, Sendable {
 public func scenarioClient(named name: String) -> (any ScenarioClient)? {
     switch name {
     case "Lupine": LupineClient()
+    case "Engine": EngineClient()
     case "AHC": AHCClient()
     case "URLSession": URLSessionClient()
     default: nil

@@ -5,7 +5,7 @@ import Foundation
 // `valgrind --tool=callgrind` or `perf`, and prints what the harness does not: context switches
 // and CPU time per request (getrusage) and the distinct TCP connections used (ConnectionCensus).
 //
-//   bench-profile CLIENT SCENARIO [RUNS]     e.g. bench-profile Lupine S2 3
+//   bench-profile CLIENT SCENARIO [RUNS]     e.g. bench-profile Engine S2 3
 //   LUPINE_BENCH_URL (default http://127.0.0.1:8080), LUPINE_BENCH_SCALE (default 1)
 
 let arguments = CommandLine.arguments.dropFirst()
@@ -13,7 +13,7 @@ guard arguments.count >= 2,
       let client = scenarioClient(named: arguments[arguments.startIndex]),
       let scenario = Scenario.allCases.first(where: { $0.rawValue.hasPrefix(arguments[arguments.startIndex + 1] + " ") })
 else {
-    FileHandle.standardError.write(Data("usage: bench-profile Lupine|AHC|URLSession S1|S2|S3|S4|S5|S6|S7 [runs]\n".utf8))
+    FileHandle.standardError.write(Data("usage: bench-profile Lupine|Engine|AHC|URLSession S1|S2|S3|S4|S5|S6|S7 [runs]\n".utf8))
     exit(2)
 }
 let runs = arguments.count > 2 ? max(1, Int(arguments[arguments.startIndex + 2]) ?? 1) : 1

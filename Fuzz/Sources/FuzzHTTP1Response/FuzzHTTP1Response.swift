@@ -43,6 +43,11 @@ final class RecordingOwner: ExchangeHandlerOwner {
     func exchangeHandlerDidFinish(_ handler: ExchangeHandler, reusable: Bool) {
         finished.append(reusable)
     }
+
+    func exchangeHandler(_ handler: ExchangeHandler, switchesTo upgrade: any ProtocolUpgrade, switched: @escaping (Bool) -> Void) {
+        // The request asked for no upgrade: a 101 must not switch the connection.
+        fuzzRequire(false, "a connection switched protocols for a request that asked for no upgrade")
+    }
 }
 
 final class ResponseRecorder: TransportEvents, @unchecked Sendable {
@@ -173,7 +178,8 @@ public func fuzzHTTP1Response(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
             fuzzRequire(false, "success without a head")
             return 0
         }
-        fuzzRequire(head.statusCode >= 200 || head.statusCode == 101, "success with status \(head.statusCode)")
+        // Interim answers are not the response (a status under 100 is passed on: the request refuses it).
+        fuzzRequire(!(100..<200).contains(head.statusCode) || head.statusCode == 101, "success with status \(head.statusCode)")
         let lengths = head.headerFields.filter { $0.name.lowercased() == "content-length" }.map(\.value)
         let encoded = head.headerFields.contains { ["content-encoding", "transfer-encoding"].contains($0.name.lowercased()) }
         let hasBody = method != .head && head.statusCode != 204 && head.statusCode != 304 && head.statusCode >= 200

@@ -184,6 +184,8 @@ final class WebSocketHarness {
         connection = WebSocketConnection(request: request, settings: settings, events: recorder, delegate: recorder)
         let maxFrameSize = min(max(limit, 125), Int(UInt32.max))
         do {
+            // Records frames as they are written, in order with what the handler reports.
+            try channel.pipeline.syncOperations.addHandler(OutboundFrameRecorder(recorder: recorder))
             try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: maxFrameSize)))
             try channel.pipeline.syncOperations.addHandler(WebSocketFrameHandler(connection: connection, settings: settings))
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
@@ -210,12 +212,29 @@ final class WebSocketHarness {
         _ = try? channel.close().wait()
         drainOutbound()
         _ = try? channel.finish()
+        // Timers still queued on the embedded loop hold the handler: dropped with the loop.
+        try? channel.embeddedEventLoop.syncShutdownGracefully()
     }
 
     private func drainOutbound() {
-        while let frame = try? channel.readOutbound(as: WebSocketFrame.self) {
-            recorder.sent(frame)
-        }
+        while (try? channel.readOutbound(as: WebSocketFrame.self)) != nil {}
+    }
+}
+
+/// Passes frames on, recording each as it is written.
+final class OutboundFrameRecorder: ChannelOutboundHandler {
+    typealias OutboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    private let recorder: WebSocketRecorder
+
+    init(recorder: WebSocketRecorder) {
+        self.recorder = recorder
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        recorder.sent(unwrapOutboundIn(data))
+        context.write(data, promise: promise)
     }
 }
 
@@ -249,7 +268,8 @@ final class WebSocketRecorder: WebSocketConnectionDelegate, TransportEvents, @un
 
     func sent(_ frame: WebSocketFrame) {
         fuzzRequire(frame.maskKey != nil, "an unmasked client frame")
-        let payload = Array(frame.unmaskedData.readableBytesView)
+        // The frame holds its payload unmasked: the encoder masks it on the way out.
+        let payload = Array(frame.data.readableBytesView)
         switch frame.opcode {
         case .pong:
             pongsSent += 1

@@ -38,9 +38,15 @@ struct CacheControl: Equatable {
     /// A delta-seconds argument: `.absent`, `.seconds(n)`, or `.invalid` for a malformed one.
     func seconds(_ name: String) -> DeltaSeconds {
         guard let entry = directives[name] else { return .absent }
-        guard let argument = entry, !argument.isEmpty, argument.allSatisfy(\.isASCIIDigit) else { return .invalid }
-        // RFC 9111, section 1.2.2: a value too large to hold is taken as the largest one.
-        return .seconds(TimeInterval(Int(argument) ?? Int(Int32.max)))
+        guard let argument = entry, let seconds = Self.deltaSeconds(argument) else { return .invalid }
+        return .seconds(seconds)
+    }
+
+    /// A delta-seconds value (RFC 9111, section 1.2.2): one or more ASCII digits; a value too large
+    /// to hold is taken as the largest one (2^31 - 1). Nil for anything else.
+    static func deltaSeconds(_ text: String) -> TimeInterval? {
+        guard !text.isEmpty, text.allSatisfy(\.isASCIIDigit) else { return nil }
+        return TimeInterval(min(Int(text) ?? Int(Int32.max), Int(Int32.max)))
     }
 
     /// The argument of a delta-seconds directive.

@@ -70,10 +70,6 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
             open(&state)
             guard !state.keyHashes.isEmpty, state.keyHashes.contains(Substring(Self.keyHash(key))) else { return nil }
             let (name, tag, _) = Self.fileName(for: key, url: url)
-            // The index knows every file of the folder when it was opened and every file this
-            // process wrote since: a name it lacks is a miss without a look at the disk. (A file
-            // another process wrote meanwhile is missed, which only costs a trip to the network.)
-            guard state.index[name] != nil else { return nil }
             guard let bytes = try? Data(contentsOf: directory.appendingPathComponent(name)) else {
                 forget(name, in: &state)
                 return nil

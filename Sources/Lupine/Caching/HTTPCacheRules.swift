@@ -188,7 +188,9 @@ enum HTTPCacheRules {
     /// its `Age` field plus the time the request took.
     static func correctedInitialAge(headerFields: [String: String], requestTime: Date, responseTime: Date) -> TimeInterval {
         let date = value(of: "Date", in: headerFields).flatMap(HTTPDate.parse) ?? responseTime
-        let ageValue = value(of: "Age", in: headerFields).flatMap { TimeInterval($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        // Age is delta-seconds (RFC 9111, section 5.1): digits only, the largest value kept when too
+        // large; anything else ("1e20", "inf", "-5") is not an age and is ignored.
+        let ageValue = value(of: "Age", in: headerFields).flatMap { CacheControl.deltaSeconds($0.trimmingCharacters(in: .whitespaces)) } ?? 0
         let apparentAge = max(0, responseTime.timeIntervalSince(date))
         let responseDelay = responseTime.timeIntervalSince(requestTime)
         return max(apparentAge, ageValue + responseDelay)

@@ -40,7 +40,9 @@ struct StoredResponse: Sendable {
     /// The head delivered in place of the network's: the stored status and header fields, with
     /// an `Age` field giving the response's current age (RFC 9111, section 5.1).
     func head(at now: Date = Date()) -> TransportResponseHead {
-        let age = HTTPHeader(name: "Age", value: String(Int(max(0, HTTPCacheRules.currentAge(entry, now: now)))))
+        // Bounded before the conversion: a Double too large for Int would trap.
+        let seconds = HTTPCacheRules.currentAge(entry, now: now)
+        let age = HTTPHeader(name: "Age", value: String(seconds.isFinite ? Int(min(max(0, seconds), Double(Int32.max))) : 0))
         return TransportResponseHead(statusCode: entry.statusCode, httpVersion: httpVersion,
                                      headerFields: fieldsBeforeAge + [age] + fieldsAfterAge)
     }

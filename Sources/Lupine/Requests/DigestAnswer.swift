@@ -80,7 +80,15 @@ struct DigestAnswer {
         HexEncoding.lowercase((0..<16).map { _ in UInt8.random(in: 0...255) })
     }
 
+    /// A quoted-string; escaped by Unicode scalar, since a backslash or a quote followed by a
+    /// combining mark is one Character that a String replacement would not find.
     private static func quoted(_ value: String) -> String {
-        "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        var text = String.UnicodeScalarView(["\""])
+        for scalar in value.unicodeScalars {
+            if scalar == "\"" || scalar == "\\" { text.append("\\") }
+            text.append(scalar)
+        }
+        text.append("\"")
+        return String(text)
     }
 }

@@ -1,11 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import NIOConcurrencyHelpers
+import Foundation
 
 /// Why a request does not want the response of its exchange read right now.
 struct ReadPauseReason: OptionSet, Sendable, Hashable {
@@ -32,35 +25,43 @@ struct ReadPauseReason: OptionSet, Sendable, Hashable {
 /// strictly alternating, so that the transport needs a paused flag and nothing more.
 ///
 /// Reasons change on many threads (the event loop, the caller, handler queues, the file writer).
-/// The calls to the transport happen outside the lock, made by one thread at a time (the
-/// "applier"): a thread that changes the set while another applies leaves the call to it, and the
-/// applier checks the set again after each call. A change made on the applier's own thread from
-/// inside one of its calls (a transport that delivers held events from `resumeReading()`) is
-/// applied at once, so that a pause from an event callback takes effect before the next event.
-final class ReadDemand: Sendable {
-    private let state = NIOLockedValueBox(ReadDemandState())
+/// The calls to the transport are made under the same lock as the bookkeeping, so they reach the
+/// transport in the order the set changed, and a pause asked for on any thread has reached the
+/// transport when the call that asked returns. Leaving the call to whichever thread was making
+/// one, as this type once did, let an event loop deliver megabytes past a stream consumer's pause
+/// while that thread waited to be scheduled. The lock is recursive: a transport that delivers
+/// held events from inside `resumeReading()` may see a pause asked for by one of them at once.
+/// Lupine's transports return from both calls without waiting.
+final class ReadDemand: @unchecked Sendable {
+    /// Guards `state` and orders the calls to the task.
+    private let lock = NSRecursiveLock()
+    private var state = ReadDemandState()
 
     /// The pause reasons in force.
-    var reasons: ReadPauseReason { state.withLockedValue { $0.reasons } }
+    var reasons: ReadPauseReason { lock.withLock { state.reasons } }
 
     /// Adds `reason`; with `task`, only while that task is the exchange in force (a late answer of
     /// an earlier hop's handler changes nothing).
     func add(_ reason: ReadPauseReason, ifTask task: (any TransportTask)? = nil) {
-        record(reason, present: true, ifTask: task)
-        settle()
+        lock.withLock {
+            state.add(reason, ifTask: task)
+            applySteps()
+        }
     }
 
     /// Removes `reason`; with `task`, only while that task is the exchange in force.
     func remove(_ reason: ReadPauseReason, ifTask task: (any TransportTask)? = nil) {
-        record(reason, present: false, ifTask: task)
-        settle()
+        lock.withLock {
+            state.remove(reason, ifTask: task)
+            applySteps()
+        }
     }
 
     /// Adds or removes `reason` without calling the transport, for a caller that decides inside
     /// a critical section of its own (so that two decisions cannot reach the set in the wrong
     /// order); it calls `settle()` once it has left that section.
     func record(_ reason: ReadPauseReason, present: Bool, ifTask task: (any TransportTask)? = nil) {
-        state.withLockedValue { state in
+        lock.withLock {
             if present {
                 state.add(reason, ifTask: task)
             } else {
@@ -71,28 +72,25 @@ final class ReadDemand: Sendable {
 
     /// `task` is the exchange in force (a new hop): it is paused at once when a reason is in force.
     func attach(_ task: any TransportTask) {
-        let changed = state.withLockedValue { $0.attach(task) }
-        if changed { settle() }
+        lock.withLock {
+            if state.attach(task) { applySteps() }
+        }
     }
 
     /// `task` ended: it is told nothing more, and the reasons of its hop end with it.
     func detach(_ task: any TransportTask) {
-        state.withLockedValue { $0.detach(task) }
+        lock.withLock { state.detach(task) }
     }
 
-    /// Makes the calls that bring the exchange in line with the reasons (see the type's comment).
+    /// Makes the calls that bring the exchange in line with the reasons.
     func settle() {
-        let thread = ReadDemandState.currentThread()
-        var isOutermost: Bool?
-        while true {
-            let step = state.withLockedValue { state -> ReadDemandState.Step? in
-                if isOutermost == nil {
-                    guard let role = state.enter(thread: thread) else { return nil }
-                    isOutermost = role == .outermost
-                }
-                return state.nextStep(leaving: isOutermost == true)
-            }
-            guard let step else { return }
+        lock.withLock { applySteps() }
+    }
+
+    /// Under the lock: one call per change of the task's paused state, until it is in line (a call
+    /// made from inside another, on this thread, may change the set again).
+    private func applySteps() {
+        while let step = state.nextStep() {
             switch step {
             case let .pause(task): task.pauseReading()
             case let .resume(task): task.resumeReading()
@@ -107,19 +105,10 @@ struct ReadDemandState {
     /// The exchange in force, and what it was last told.
     private(set) var task: (any TransportTask)?
     private(set) var isTaskPaused = false
-    /// The thread making calls to the task, if any.
-    private(set) var applier: UInt?
 
     enum Step {
         case pause(any TransportTask)
         case resume(any TransportTask)
-    }
-
-    enum Role: Equatable {
-        /// This thread makes the calls, and stops being the applier when the task is in line.
-        case outermost
-        /// This thread is already the applier, inside one of its own calls.
-        case nested
     }
 
     private func isCurrent(_ candidate: (any TransportTask)?) -> Bool {
@@ -137,7 +126,7 @@ struct ReadDemandState {
         reasons.subtract(reason)
     }
 
-    /// Returns whether `newTask` was not the task in force already.
+    /// A new exchange, not told anything yet; false when `newTask` already is the one in force.
     mutating func attach(_ newTask: any TransportTask) -> Bool {
         guard task !== newTask else { return false }
         task = newTask
@@ -152,34 +141,11 @@ struct ReadDemandState {
         reasons.subtract(.hopScoped)
     }
 
-    /// A thread wants to bring the task in line: nil when another thread is the applier (it will
-    /// see the change after its current call).
-    mutating func enter(thread: UInt) -> Role? {
-        guard let applier else {
-            self.applier = thread
-            return .outermost
-        }
-        return applier == thread ? .nested : nil
-    }
-
-    /// The next call to make, or nil when the task is in line (an outermost applier then stops
-    /// being the applier).
-    mutating func nextStep(leaving isOutermost: Bool) -> Step? {
+    /// The call that brings the task in line with the reasons, recorded as made; nil when it is.
+    mutating func nextStep() -> Step? {
         let wantsPause = !reasons.isEmpty
-        guard let task, wantsPause != isTaskPaused else {
-            if isOutermost { applier = nil }
-            return nil
-        }
+        guard let task, wantsPause != isTaskPaused else { return nil }
         isTaskPaused = wantsPause
         return wantsPause ? .pause(task) : .resume(task)
-    }
-
-    /// An identifier of the calling thread.
-    static func currentThread() -> UInt {
-        #if canImport(Darwin)
-        UInt(bitPattern: pthread_self())
-        #else
-        UInt(pthread_self())
-        #endif
     }
 }

@@ -7,10 +7,10 @@ import FoundationNetworking
 // with `Request.credential`, else the credential stored for the proxy's protection space, as Basic
 // `Proxy-Authorization`.
 //
-// AsyncHTTPClient reaches every URL through an HTTP proxy with a `CONNECT` tunnel; a 407 refusing
-// that tunnel ends the hop as `URLError(.userAuthenticationRequired)` before any response exists,
-// and the challenge's realm and scheme are not passed on. Lupine then sends the hop again on a
-// connection whose `CONNECT` carries the credential. The credential is kept per proxy and sent only
+// The engine reports a proxy's 407 (to a `CONNECT`, or to an absolute-form request for an http
+// URL) as `URLError(.userAuthenticationRequired)` ending the hop, without the challenge's realm
+// and scheme. Lupine then sends the hop again on a connection whose `CONNECT` (or request) carries
+// the credential. The credential is kept per proxy and sent only
 // to that proxy, never to an origin, so a redirect cannot carry it elsewhere.
 extension Request {
     /// The `Proxy-Authorization` an earlier 407 of this request was answered with, for `proxy`.

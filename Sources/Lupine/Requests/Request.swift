@@ -364,8 +364,8 @@ public class Request: @unchecked Sendable {
     /// The URL schemes this kind of request speaks; any other fails with `URLError(.unsupportedURL)`.
     var supportedURLSchemes: Set<String> { ["http", "https"] }
 
-    /// Starts one exchange on the Session's transport. A WebSocket request opens its own
-    /// connection instead, because the transport's HTTP client cannot upgrade one.
+    /// Starts one exchange on the Session's transport. A WebSocket request overrides it: its
+    /// upgrade runs on a connection of the engine's own that leaves the pool after the 101.
     func openExchange(_ transportRequest: TransportRequest, on session: any RequestSession, events: any TransportEvents) -> any TransportTask {
         session.execute(transportRequest, events: events)
     }

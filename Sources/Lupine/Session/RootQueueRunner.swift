@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Dispatch
 import Synchronization
 
@@ -64,7 +71,7 @@ final class RootQueueRunner: Sendable {
     /// (at once when this thread runs none). Waking a caller from inside that work would have the
     /// caller find the root queue busy and queue its next request behind it, a hand-off.
     func afterCurrentWork(_ action: @escaping @Sendable () -> Void) {
-        if workingThread.load(ordering: .acquiring) == ReadDemandState.currentThread() {
+        if workingThread.load(ordering: .acquiring) == Self.currentThread() {
             deferred.withLock { $0.append(action) }
         } else {
             action()
@@ -73,7 +80,7 @@ final class RootQueueRunner: Sendable {
 
     /// Runs counted work; returns the actions it deferred, to run once it is no longer counted.
     private func perform(_ work: () -> Void) -> [@Sendable () -> Void] {
-        workingThread.store(ReadDemandState.currentThread(), ordering: .releasing)
+        workingThread.store(Self.currentThread(), ordering: .releasing)
         work()
         workingThread.store(0, ordering: .releasing)
         return deferred.withLock { actions in
@@ -113,5 +120,14 @@ final class RootQueueRunner: Sendable {
         outstanding.subtract(1, ordering: .acquiringAndReleasing)
         actions.forEach { $0() }
         return true
+    }
+
+    /// An identifier of the calling thread.
+    static func currentThread() -> UInt {
+        #if canImport(Darwin)
+        UInt(bitPattern: pthread_self())
+        #else
+        UInt(pthread_self())
+        #endif
     }
 }

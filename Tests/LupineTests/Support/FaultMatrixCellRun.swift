@@ -10,9 +10,9 @@ import Testing
 /// and a Session with short timeouts.
 struct CellRun {
     /// The request timeout (longest quiet period), also bounding the connect and TLS handshake.
-    static let requestTimeout: TimeInterval = 1
+    static let requestTimeout: TimeInterval = 2
     /// The resource timeout: what ends a transfer that trickles forever.
-    static let resourceTimeout: TimeInterval = 3
+    static let resourceTimeout: TimeInterval = 4
     /// The size of the file uploaded in the request-body phase: more than the socket buffers hold
     /// while the server reads nothing.
     static let uploadBytes = 8 << 20
@@ -158,7 +158,11 @@ struct CellRun {
         let configuration = WebSocketRequest.Configuration(maximumMessageSize: 1024, pingInterval: cell.kind == .silence ? 0.5 : nil)
         let request = session.webSocketRequest(to: url, configuration: configuration)
         let events = await webSocketEvents(of: request)
-        let error = events.last?.completion?.error
+        // The event sequence must end with its completion: without one there is no outcome.
+        guard let completion = events.last?.completion else {
+            return Observed(outcome: .other("no completion event after \(events.map(\.summary))"))
+        }
+        let error = completion.error
         if cell.kind == .drip, cell.phase == .webSocketFrames {
             #expect(events.contains { $0.summary == "text:0123456789abcdef" }, "\(cell.testDescription): \(events.map(\.summary))")
         }

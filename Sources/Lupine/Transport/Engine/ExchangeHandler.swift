@@ -61,8 +61,13 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var onReusedConnection = false
     private var lastActivity = NIODeadline.uptimeNanoseconds(0)
     private var idleTimeout = TimeAmount.seconds(60)
-    private var idleTimer: Scheduled<Void>?
-    private var deadlineTimer: Scheduled<Void>?
+    /// The timers of the idle gap and of the resource deadline, with when they fire. Each serves
+    /// many exchanges: a timer that fires early re-arms itself for what remains, so that an
+    /// exchange on a kept-alive connection usually schedules nothing.
+    private var idleTimer: (timer: Scheduled<Void>, due: NIODeadline)?
+    private var deadlineTimer: (timer: Scheduled<Void>, due: NIODeadline)?
+    /// The current exchange's resource deadline.
+    private var exchangeDeadline: NIODeadline?
     private var held = CircularBuffer<HTTPClientResponsePart>()
     private var heldRead = false
     private var bodyTask: Task<Void, Never>?
@@ -86,6 +91,12 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
+        idleTimer?.timer.cancel()
+        deadlineTimer?.timer.cancel()
+        idleTimer = nil
+        deadlineTimer = nil
+        // The handler holds itself through `bound`: let go, or every connection's handler leaks.
+        bound = nil
     }
 
     func read(context: ChannelHandlerContext) {
@@ -198,13 +209,9 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let now = clock.now
         lastActivity = now
         idleTimeout = .lupineSeconds(request.idleTimeout)
-        armIdleTimer(at: now + idleTimeout, for: exchange)
-        if let deadline = request.deadline {
-            let remaining = TimeAmount.lupineSeconds(deadline.timeIntervalSinceNow)
-            deadlineTimer = clock.schedule(on: context.eventLoop, at: now + remaining) {
-                bound.value.fail(exchange, with: exchange.failure(.timedOut))
-            }
-        }
+        armIdleTimer(by: now + idleTimeout)
+        exchangeDeadline = request.deadline.map { now + .lupineSeconds($0.timeIntervalSinceNow) }
+        if let exchangeDeadline { armDeadlineTimer(by: exchangeDeadline) }
         let head = RequestHead.make(for: request, key: exchange.key, upgrade: exchange.upgrade)
         requestWantsClose = head.headers[canonicalForm: "connection"].contains { $0.lupineEqualsIgnoringASCIICase("close") }
         context.write(wrapOutboundOut(.head(head)), promise: nil)
@@ -212,10 +219,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case nil:
             writeEnd(of: exchange)
         case let .data(data):
-            if !data.isEmpty {
-                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(data: data)))), promise: nil)
-                bytesSent = Int64(data.count)
-            }
+            writeBody(data, context: context)
             writeEnd(of: exchange)
         case let .file(fileURL):
             context.flush()
@@ -229,6 +233,29 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     // MARK: Request body
+
+    /// Bodies in memory above this size are copied and written in slices of it, each flushed at
+    /// once: the socket sends one slice while the next is copied, and no slice is large enough
+    /// for the allocator to map fresh pages for it.
+    private static let dataBodySlice = 64 * 1024
+
+    private func writeBody(_ data: Data, context: ChannelHandlerContext) {
+        guard !data.isEmpty else { return }
+        guard data.count > Self.dataBodySlice else {
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(data: data)))), promise: nil)
+            bytesSent = Int64(data.count)
+            return
+        }
+        var start = data.startIndex
+        while start < data.endIndex {
+            let end = min(start + Self.dataBodySlice, data.endIndex)
+            var slice = context.channel.allocator.buffer(capacity: end - start)
+            slice.writeBytes(data[start..<end])
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(slice))), promise: nil)
+            start = end
+        }
+        bytesSent = Int64(data.count)
+    }
 
     private func writeEnd(of exchange: EngineExchange) {
         guard let context, self.exchange === exchange else { return }
@@ -308,7 +335,8 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             }
             exchange.events.transportDidReceive(exchange, head: Self.transportHead(head))
         case let .body(buffer):
-            // The Data shares the buffer's storage instead of copying it.
+            // The Data shares the buffer's storage instead of copying it (fewer allocations, too,
+            // than a copy, even for a small part).
             let bodyPart = buffer.getData(at: buffer.readerIndex, length: buffer.readableBytes, byteTransferStrategy: .noCopy) ?? Data()
             exchange.events.transportDidReceive(exchange, bodyPart: bodyPart)
         case .end:
@@ -421,40 +449,62 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func endExchange() {
         exchange = nil
         endPending = false
-        idleTimer?.cancel()
-        deadlineTimer?.cancel()
-        idleTimer = nil
-        deadlineTimer = nil
+        exchangeDeadline = nil
         bodyTask?.cancel()
         bodyTask = nil
         bodyStream?.cancel()
         bodyStream = nil
-        held.removeAll()
+        // Emptied in place: `removeAll()` would allocate a new buffer for every exchange.
+        if !held.isEmpty { held.removeAll(keepingCapacity: true) }
         if heldRead {
             heldRead = false
             context?.read()
         }
     }
 
-    // MARK: Idle gap
+    // MARK: Idle gap and resource deadline
 
-    private func armIdleTimer(at deadline: NIODeadline, for exchange: EngineExchange) {
+    /// Makes sure the idle timer fires by `due`.
+    private func armIdleTimer(by due: NIODeadline) {
         guard let context, let bound else { return }
-        idleTimer = clock.schedule(on: context.eventLoop, at: deadline) {
-            bound.value.idleTimerFired(for: exchange)
+        if let idleTimer {
+            if idleTimer.due <= due { return }
+            idleTimer.timer.cancel()
         }
+        idleTimer = (clock.schedule(on: context.eventLoop, at: due) { bound.value.idleTimerFired() }, due)
     }
 
-    private func idleTimerFired(for exchange: EngineExchange) {
-        guard self.exchange === exchange else { return }
+    private func idleTimerFired() {
+        idleTimer = nil
+        guard let exchange else { return }
         let now = clock.now
         if exchange.isPaused {
             // A body paused by its consumer is not a quiet server: the gap restarts on resume.
-            armIdleTimer(at: now + idleTimeout, for: exchange)
+            armIdleTimer(by: now + idleTimeout)
         } else if lastActivity + idleTimeout > now {
-            armIdleTimer(at: lastActivity + idleTimeout, for: exchange)
+            armIdleTimer(by: lastActivity + idleTimeout)
         } else {
             fail(exchange, with: exchange.failure(.timedOut))
+        }
+    }
+
+    /// Makes sure the deadline timer fires by `due`.
+    private func armDeadlineTimer(by due: NIODeadline) {
+        guard let context, let bound else { return }
+        if let deadlineTimer {
+            if deadlineTimer.due <= due { return }
+            deadlineTimer.timer.cancel()
+        }
+        deadlineTimer = (clock.schedule(on: context.eventLoop, at: due) { bound.value.deadlineTimerFired() }, due)
+    }
+
+    private func deadlineTimerFired() {
+        deadlineTimer = nil
+        guard let exchange, let exchangeDeadline else { return }
+        if exchangeDeadline <= clock.now {
+            fail(exchange, with: exchange.failure(.timedOut))
+        } else {
+            armDeadlineTimer(by: exchangeDeadline)
         }
     }
 }

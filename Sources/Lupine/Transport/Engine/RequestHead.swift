@@ -16,11 +16,13 @@ enum RequestHead {
             target = "\(key.usesTLS ? "https" : "http")://\(hostField(for: key))" + target
         }
         var headers = NIOHTTP1.HTTPHeaders()
-        headers.reserveCapacity(request.headerFields.count + 3)
+        headers.reserveCapacity(request.headerFields.count + 4)
         var hasHost = false
         var hasFraming = false
+        var hasAcceptEncoding = false
         for field in request.headerFields {
             if !hasHost, field.name.lupineEqualsIgnoringASCIICase("Host") { hasHost = true }
+            if !hasAcceptEncoding, field.name.lupineEqualsIgnoringASCIICase("Accept-Encoding") { hasAcceptEncoding = true }
             if !hasFraming, field.name.lupineEqualsIgnoringASCIICase("Content-Length")
                 || field.name.lupineEqualsIgnoringASCIICase("Transfer-Encoding") { hasFraming = true }
             headers.add(name: field.name, value: field.value)
@@ -37,6 +39,8 @@ enum RequestHead {
                 headers.add(name: "Content-Length", value: "0")
             }
         }
+        // What the response decompressor would add itself, copying the fields to do it.
+        if !hasAcceptEncoding { headers.add(name: "Accept-Encoding", value: "deflate, gzip") }
         if key.sendsAbsoluteForm, let authorization = request.proxy?.authorization {
             headers.add(name: "Proxy-Authorization", value: authorization)
         }
@@ -47,7 +51,7 @@ enum RequestHead {
 
     /// The `Host` value: the host, bracketed when IPv6, with the port unless it is the scheme's default.
     static func hostField(for key: ConnectionKey) -> String {
-        let host = key.host.contains(":") ? "[\(key.host)]" : key.host
+        let host = key.hostIsIPv6 ? "[\(key.host)]" : key.host
         return key.port == (key.usesTLS ? 443 : 80) ? host : "\(host):\(key.port)"
     }
 
