@@ -9,7 +9,7 @@ extension Request {
     /// Queues `serializer`; resumes the request automatically when the Session (or the request's
     /// own setting) says so.
     func appendResponseSerializer(_ serializer: @escaping @Sendable () -> Void) {
-        let (mayResume, runNow) = mutableState.withLockedValue { state in
+        let (mayResume, runNow) = mutableState.withLock { state in
             state.responseSerializers.append(serializer)
             // Finished already: this serializer runs alone, on the stored outcome.
             return state.machine.serializerAdded()
@@ -33,7 +33,7 @@ extension Request {
 
     /// Called by each serializer when its result is ready; `completion` dispatches it to the caller.
     func responseSerializerDidComplete(completion: @escaping @Sendable () -> Void) {
-        mutableState.withLockedValue { state in
+        mutableState.withLock { state in
             state.responseSerializerCompletions.append(completion)
             state.isRunningSerializer = false
         }
@@ -42,7 +42,7 @@ extension Request {
 
     func processNextResponseSerializer() {
         enum Next { case run(@Sendable () -> Void), wait, finished([@Sendable () -> Void], [@Sendable () -> Void]) }
-        let next = mutableState.withLockedValue { state -> Next in
+        let next = mutableState.withLock { state -> Next in
             guard !state.isRunningSerializer else { return .wait }
             let index = state.responseSerializerCompletions.count
             if index < state.responseSerializers.count {
@@ -71,7 +71,7 @@ extension Request {
 
     /// Runs `handler` once the request has finished (immediately if it already has).
     func onFinish(_ handler: @escaping @Sendable () -> Void) {
-        let runNow = mutableState.withLockedValue { state -> Bool in
+        let runNow = mutableState.withLock { state -> Bool in
             if state.machine.isDone { return true }
             state.finishHandlers.append(handler)
             return false

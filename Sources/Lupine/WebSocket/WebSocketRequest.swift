@@ -181,7 +181,7 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
 
     /// Forgets the error a close leaves: the explicit cancellation, or the transport's report of it.
     private func clearCloseCancellation() {
-        mutableState.withLockedValue { state in
+        mutableState.withLock { state in
             switch state.machine.error {
             case .explicitlyCancelled?:
                 state.machine.error = nil
