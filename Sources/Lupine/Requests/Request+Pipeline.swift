@@ -144,7 +144,8 @@ extension Request {
             didCompleteTransfer(error: .sessionTaskFailed(error: URLError(.badURL)))
             return
         }
-        let cancelled = mutableState.withLock { $0.machine.hopDidStart(hopID, task: task) }
+        let usesNetwork = replay == nil && urlProtocolClass == nil
+        let cancelled = mutableState.withLock { $0.machine.hopDidStart(hopID, task: task, usesNetwork: usesNetwork) }
         // Paused at once when a reason is in force (a hop that starts while suspended).
         readDemand.attach(task)
         if cancelled { task.cancel() }
@@ -255,12 +256,11 @@ extension Request {
     func didCompleteTransfer(error transportError: AFError?, beforeValidation: (@Sendable () -> Void)? = nil) {
         let attempt = attemptTaskDidEnd(with: transportError)
         let now = Date()
-        let (error, timeline) = mutableState.withLock { state in
-            (state.machine.transferCompleted(error: transportError, at: now), state.machine.timeline)
+        let (error, timeline, usedNetwork) = mutableState.withLock { state in
+            let usedNetwork = state.machine.attempt?.hopUsesNetwork ?? true
+            return (state.machine.transferCompleted(error: transportError, at: now), state.machine.timeline, usedNetwork)
         }
-        // On the transport's thread when the root queue is free: the rest of the request (validators,
-        // serializers, the caller's continuation) then costs no thread hand-off.
-        runForTransport {
+        let complete: @Sendable () -> Void = {
             beforeValidation?()
             self.transferWillComplete(error: error)
             if error == nil { self.runValidators() }
@@ -268,6 +268,17 @@ extension Request {
             self.notify(.didCompleteAttempt) { $0.request(self, didCompleteAttemptWithError: error, timeline: timeline) }
             if let attempt { self.attemptTaskDidReportCompletion(attempt, error: transportError) }
             self.retryOrFinish(error: self.error)
+        }
+        // From the network, on the transport's thread when the root queue is free: the rest of the
+        // request (validators, serializers, the caller's continuation) then costs no thread
+        // hand-off, and a network round trip has left the caller time to chain its handlers and
+        // validators. A URLProtocol class or the cache answers at once: queued, as Alamofire would.
+        if usedNetwork {
+            runForTransport(complete)
+        } else if let runner = session?.rootQueueRunner {
+            runner.async(complete)
+        } else {
+            underlyingQueue.async(execute: complete)
         }
     }
 

@@ -8,7 +8,13 @@ import Foundation
 extension Request {
     /// Queues `serializer`; resumes the request automatically when the Session (or the request's
     /// own setting) says so.
-    func appendResponseSerializer(_ serializer: @escaping @Sendable () -> Void) {
+    ///
+    /// The async API (`serializing...`, whose chain ends there) passes `startsOnCallingThread`:
+    /// the request then leaves for the transport from the caller's thread when the root queue is
+    /// free, the one hand-off into the pipeline. A closure handler keeps Alamofire's asynchronous
+    /// resume, so that a handler or validator chained right after it is in place long before any
+    /// answer, even one a URLProtocol stub gives at once.
+    func appendResponseSerializer(startsOnCallingThread: Bool = false, _ serializer: @escaping @Sendable () -> Void) {
         let (mayResume, runNow) = mutableState.withLock { state in
             state.responseSerializers.append(serializer)
             // Finished already: this serializer runs alone, on the stored outcome.
@@ -18,16 +24,18 @@ extension Request {
             underlyingQueue.async { self.processNextResponseSerializer() }
         }
         if mayResume {
-            // On this thread when the root queue is free: the request then leaves for the
-            // transport from here, the one hand-off into the pipeline. A handler or validator
-            // added right after this one still applies: it is in place long before a response
-            // can arrive, as with Alamofire's asynchronous resume.
             let start: @Sendable () -> Void = {
                 if self.shouldAutomaticallyResume ?? self.session?.startImmediately ?? false {
                     self.resume()
                 }
             }
-            if let session { session.rootQueueRunner.run(start) } else { underlyingQueue.async(execute: start) }
+            if startsOnCallingThread, let session {
+                session.rootQueueRunner.run(start)
+            } else if let session {
+                session.rootQueueRunner.async(start)
+            } else {
+                underlyingQueue.async(execute: start)
+            }
         }
     }
 
