@@ -38,7 +38,7 @@ import Testing
         let second = await session.request(server.url("/second")).serializingString().response
 
         #expect(first.value == "ok")
-        #expect(second.value == "ok")
+        #expect(second.value == "ok", "\(String(describing: second.error))")
         #expect(server.acceptedConnections == 2)
         await session.shutdown()
         #expect(await ClientSockets.leaked(toPorts: [server.port], beyond: []).isEmpty)

@@ -91,7 +91,7 @@ enum EngineErrors {
         case let error as NIOHTTP2Errors.StreamClosed:
             // Reset for breaking the protocol (an oversized header block, more body than announced).
             return error.errorCode == .protocolError ? .badServerResponse : .networkConnectionLost
-        case is NIOHTTP2Errors.NoSuchStream:
+        case is NIOHTTP2Errors.NoSuchStream, is NIOHTTP2Errors.IOOnClosedConnection:
             return .networkConnectionLost
         // Any other HTTP/2 error is the peer breaking the protocol.
         case is any NIOHTTP2Error:

@@ -191,7 +191,14 @@ final class EngineExchange: TransportTask {
 
     /// Reports the end of the exchange, once; later calls do nothing.
     func finish(error: URLError?) {
-        state.withLock { $0.phase = .ended }
+        let waitTimer = state.withLock { state -> Scheduled<Void>? in
+            defer { state.phase = .ended }
+            guard case let .waiting(timer) = state.phase else { return nil }
+            return timer
+        }
+        // Ended while waiting (its connection failed, the pool shut down): the wait timer holds the
+        // exchange, and through it the request, until it fires; it goes now.
+        waitTimer?.cancel()
         guard !reported.exchange(true, ordering: .acquiringAndReleasing) else { return }
         events.transportDidComplete(self, error: error)
     }
