@@ -76,7 +76,7 @@ final class ProgressBar: Sendable {
     func finish(received: Int64) {
         guard isEnabled else { return }
         let now = Date()
-        let line = state.withLock { state -> String in
+        state.withLock { state in
             state.isFinished = true
             state.received = max(state.received, received)
             state.timer.cancel()
@@ -85,9 +85,8 @@ final class ProgressBar: Sendable {
                 state.firstReceived = 0
             }
             if state.total == nil || state.total ?? 0 < state.received { state.total = state.received }
-            return Self.line(&state, now: now, finished: true)
+            draw(Self.line(&state, now: now, finished: true))
         }
-        queue.sync { draw(line) }
         Console.writeError(Data("\n".utf8))
     }
 
@@ -103,12 +102,13 @@ final class ProgressBar: Sendable {
     }
 
     private func redraw() {
-        let line = state.withLock { state -> String? in
-            guard !state.isFinished else { return nil }
+        // Drawn under the lock: a frame computed before `finish` must not reach the terminal after
+        // the final line (the response can arrive while a progress handler is still drawing).
+        state.withLock { state in
+            guard !state.isFinished else { return }
             state.drawnOnce = true
-            return Self.line(&state, now: Date(), finished: false)
+            draw(Self.line(&state, now: Date(), finished: false))
         }
-        if let line { draw(line) }
     }
 
     private func draw(_ line: String) {

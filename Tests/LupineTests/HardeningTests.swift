@@ -232,7 +232,7 @@ import Testing
         let server = try await testServer()
         let session = Session(startRequestsImmediately: false)
         let request = session.request(server.url("/fault/endless-chunked"))
-        request.dataState.withLockedValue { $0.maximumSize = 4 << 20 }
+        request.dataState.withLock { $0.maximumSize = 4 << 20 }
         request.resume()
         let response = await request.serializingData().response
 

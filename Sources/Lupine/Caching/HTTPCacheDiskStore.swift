@@ -38,8 +38,8 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
     private struct State {
         var isOpen = false
         var index: [String: IndexEntry] = [:]
-        /// The key part (the key's SHA-256) of every file in `index`: a key without a file is
-        /// answered without naming its file or touching the disk.
+        /// The key part (the key's SHA-256) of every name in `index`: a key without a file is a
+        /// miss before its file is even named (naming costs a second hash and the URL's group).
         var keyHashes: Set<Substring> = []
         var totalSize = 0
         var clock: UInt64 = 0
@@ -68,7 +68,7 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
     func read(_ key: HTTPCacheKey, url: URL) -> HTTPCacheFile? {
         state.withLockedValue { state in
             open(&state)
-            guard state.keyHashes.contains(Substring(Self.keyHash(key))) else { return nil }
+            guard !state.keyHashes.isEmpty, state.keyHashes.contains(Substring(Self.keyHash(key))) else { return nil }
             let (name, tag, _) = Self.fileName(for: key, url: url)
             guard let bytes = try? Data(contentsOf: directory.appendingPathComponent(name)) else {
                 forget(name, in: &state)

@@ -14,7 +14,7 @@ extension Request {
     /// Offers the complete response of the hop that sent `urlRequest` to the cache.
     func offerResponseToCache(sentAs urlRequest: URLRequest, requestTime: Date, responseTime: Date) {
         guard let httpCache = session?.httpCache else { return }
-        let (response, error) = mutableState.withLockedValue { ($0.machine.attempt?.response, $0.machine.error) }
+        let (response, error) = mutableState.withLock { ($0.machine.attempt?.response, $0.machine.error) }
         guard error == nil, let response else { return }
         let data = (self as? DataRequest)?.data ?? Data()
         httpCache.storeIfAllowed(statusCode: response.statusCode,

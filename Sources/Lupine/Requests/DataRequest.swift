@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import NIOConcurrencyHelpers
+import Synchronization
 
 /// A request whose response body is collected in memory.
 ///
@@ -18,7 +19,7 @@ public class DataRequest: Request, @unchecked Sendable {
     public let convertible: any URLRequestConvertible
 
     /// Body bytes of the current attempt (nil until data arrives; cleared on retry).
-    public var data: Data? { dataState.withLockedValue { $0.data } }
+    public var data: Data? { dataState.withLock { $0.data } }
 
     struct DataState {
         var data: Data?
@@ -29,21 +30,12 @@ public class DataRequest: Request, @unchecked Sendable {
         var validators: [@Sendable () -> Void] = []
     }
 
-    let dataState = NIOLockedValueBox(DataState())
+    /// Inline in the request: one allocation fewer than a boxed lock.
+    let dataState = Mutex(DataState())
 
-    init(id: UUID = UUID(),
-         convertible: any URLRequestConvertible,
-         underlyingQueue: DispatchQueue,
-         serializationQueue: DispatchQueue,
-         eventMonitor: CompositeEventMonitor?,
-         interceptor: (any RequestInterceptor)?,
-         delegate: any RequestSession,
-         shouldAutomaticallyResume: Bool?,
-         defaultQueue: DispatchQueue) {
+    init(convertible: any URLRequestConvertible, context: RequestContext) {
         self.convertible = convertible
-        super.init(id: id, underlyingQueue: underlyingQueue, serializationQueue: serializationQueue,
-                   eventMonitor: eventMonitor, interceptor: interceptor, delegate: delegate,
-                   shouldAutomaticallyResume: shouldAutomaticallyResume, defaultQueue: defaultQueue)
+        super.init(context: context)
     }
 
     override var urlRequestConvertible: (any URLRequestConvertible)? { convertible }
@@ -55,17 +47,17 @@ public class DataRequest: Request, @unchecked Sendable {
     override func didReceiveResponseHead(_ response: LazyHTTPResponse, task: any TransportTask) {
         let expected = response.expectedContentLength
         updateDownloadProgress(expected: expected, received: 0)
-        let maximumSize = dataState.withLockedValue { $0.maximumSize }
+        let maximumSize = dataState.withLock { $0.maximumSize }
         if expected > maximumSize {
             failTransfer(with: .dataLengthExceedsMaximum, task: task)
             return
         }
-        dataState.withLockedValue { $0.expectedLength = Int(max(expected, 0)) }
+        dataState.withLock { $0.expectedLength = Int(max(expected, 0)) }
         askHTTPResponseHandler(response, task: task)
     }
 
     override func didReceiveBodyPart(_ data: Data, task: any TransportTask) {
-        let (received, maximumSize) = dataState.withLockedValue { state -> (Int64, Int64) in
+        let (received, maximumSize) = dataState.withLock { state -> (Int64, Int64) in
             if state.data == nil {
                 var buffer = Data(capacity: max(state.expectedLength, data.count))
                 buffer.append(data)
@@ -82,29 +74,15 @@ public class DataRequest: Request, @unchecked Sendable {
         updateDownloadProgress(expected: nil, received: received)
     }
 
-    /// Records a transport-level failure found by the sink and stops the exchange.
-    func failTransfer(with code: URLError.Code, task: any TransportTask) {
-        let url = response?.url
-        mutableState.withLockedValue { state in
-            if state.machine.error == nil {
-                state.machine.error = .sessionTaskFailed(error: URLError(code, userInfo: [
-                    NSURLErrorFailingURLErrorKey: url as Any,
-                    NSLocalizedDescriptionKey: TransportErrorMapping.description(of: code),
-                ]))
-            }
-        }
-        task.cancel()
-    }
-
     override func resetForRetry() {
-        dataState.withLockedValue { state in
+        dataState.withLock { state in
             state.data = nil
             state.expectedLength = 0
         }
     }
 
     override func runValidators() {
-        let validators = dataState.withLockedValue { $0.validators }
+        let validators = dataState.withLock { $0.validators }
         validators.forEach { $0() }
     }
 
@@ -139,7 +117,7 @@ public class DataRequest: Request, @unchecked Sendable {
                 }
             }
         }
-        dataState.withLockedValue { $0.validators.append(validator) }
+        dataState.withLock { $0.validators.append(validator) }
         return self
     }
 

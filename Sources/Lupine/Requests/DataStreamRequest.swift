@@ -41,22 +41,11 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// The serial queue the async streams of `streamTask()` deliver on.
     let streamCompletionQueue: DispatchQueue
 
-    init(id: UUID = UUID(),
-         convertible: any URLRequestConvertible,
-         automaticallyCancelOnStreamError: Bool,
-         underlyingQueue: DispatchQueue,
-         serializationQueue: DispatchQueue,
-         eventMonitor: CompositeEventMonitor?,
-         interceptor: (any RequestInterceptor)?,
-         delegate: any RequestSession,
-         shouldAutomaticallyResume: Bool?,
-         defaultQueue: DispatchQueue) {
+    init(convertible: any URLRequestConvertible, automaticallyCancelOnStreamError: Bool, context: RequestContext) {
         self.convertible = convertible
         self.automaticallyCancelOnStreamError = automaticallyCancelOnStreamError
-        self.streamCompletionQueue = DispatchQueue(label: "lupine.concurrencyStreamCompletionQueue-\(id)")
-        super.init(id: id, underlyingQueue: underlyingQueue, serializationQueue: serializationQueue,
-                   eventMonitor: eventMonitor, interceptor: interceptor, delegate: delegate,
-                   shouldAutomaticallyResume: shouldAutomaticallyResume, defaultQueue: defaultQueue)
+        self.streamCompletionQueue = DispatchQueue(label: "lupine.concurrencyStreamCompletionQueue-\(context.id)")
+        super.init(context: context)
     }
 
     override var urlRequestConvertible: (any URLRequestConvertible)? { convertible }

@@ -84,20 +84,9 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     static let pauseAbove = 4 << 20
     static let resumeBelow = 1 << 20
 
-    init(id: UUID = UUID(),
-         downloadable: Downloadable,
-         underlyingQueue: DispatchQueue,
-         serializationQueue: DispatchQueue,
-         eventMonitor: CompositeEventMonitor?,
-         interceptor: (any RequestInterceptor)?,
-         delegate: any RequestSession,
-         shouldAutomaticallyResume: Bool?,
-         defaultQueue: DispatchQueue,
-         destination: Destination?) {
+    init(downloadable: Downloadable, destination: Destination?, context: RequestContext) {
         self.downloadable = downloadable
-        super.init(id: id, underlyingQueue: underlyingQueue, serializationQueue: serializationQueue,
-                   eventMonitor: eventMonitor, interceptor: interceptor, delegate: delegate,
-                   shouldAutomaticallyResume: shouldAutomaticallyResume, defaultQueue: defaultQueue)
+        super.init(context: context)
         downloadState.withLockedValue { state in
             state.destination = destination
             if case let .resumeData(data) = downloadable, let resume = ResumeData(data: data) {
@@ -272,20 +261,6 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             return true
         }
         if caughtUp { readDemand.settle() }
-    }
-
-    /// Records a failure found by the sink and stops the exchange.
-    func failTransfer(with code: URLError.Code, task: any TransportTask) {
-        let url = response?.url
-        mutableState.withLockedValue { state in
-            if state.machine.error == nil {
-                state.machine.error = .sessionTaskFailed(error: URLError(code, userInfo: [
-                    NSURLErrorFailingURLErrorKey: url as Any,
-                    NSLocalizedDescriptionKey: TransportErrorMapping.description(of: code),
-                ]))
-            }
-        }
-        task.cancel()
     }
 
     override func transferWillComplete(error: AFError?) {

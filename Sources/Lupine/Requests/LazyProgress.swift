@@ -1,5 +1,5 @@
 import Foundation
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// A request's upload or download progress, made into a Foundation `Progress` only when someone
 /// asks for it.
@@ -14,11 +14,11 @@ final class LazyProgress: Sendable {
         var progress: Progress?
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state = Mutex(State())
 
     /// The `Progress`, created on first use with the counts so far.
     var progress: Progress {
-        state.withLockedValue { state in
+        state.withLock { state in
             if let progress = state.progress { return progress }
             let progress = Progress(totalUnitCount: 0)
             progress.lupineSet(total: state.total, completed: state.completed)
@@ -29,12 +29,12 @@ final class LazyProgress: Sendable {
 
     /// The counts so far.
     var counts: (total: Int64, completed: Int64) {
-        state.withLockedValue { ($0.total, $0.completed) }
+        state.withLock { ($0.total, $0.completed) }
     }
 
     /// Records new counts (nil keeps a count as it is), as `Progress.lupineSet` does.
     func set(total: Int64? = nil, completed: Int64? = nil) {
-        state.withLockedValue { state in
+        state.withLock { state in
             if let total { state.total = total }
             if let completed { state.completed = completed }
             state.progress?.lupineSet(total: total, completed: completed)

@@ -12,7 +12,7 @@ extension Request {
         guard head.statusCode == 401,
               let url = urlRequest.url,
               let challenge = AuthenticationChallenge.answerable(in: head.headerFields) else { return nil }
-        guard mutableState.withLockedValue({ $0.machine.mayAnswerChallenge() }) else { return nil }
+        guard mutableState.withLock({ $0.machine.mayAnswerChallenge() }) else { return nil }
         let stored = challenge.protectionSpace(for: url).flatMap { space in
             session?.sessionConfiguration.urlCredentialStorage.flatMap { Self.storedCredential(for: space, in: $0) }
         }

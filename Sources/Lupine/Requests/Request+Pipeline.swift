@@ -11,7 +11,7 @@ extension Request {
 
     func didCreateInitialURLRequest(_ urlRequest: URLRequest) {
         let now = Date()
-        mutableState.withLockedValue { state in
+        mutableState.withLock { state in
             state.requests.append(urlRequest)
             state.machine.urlRequestCreated(at: now)
         }
@@ -26,7 +26,7 @@ extension Request {
     }
 
     func didAdaptInitialRequest(_ initialRequest: URLRequest, to adaptedRequest: URLRequest) {
-        mutableState.withLockedValue { $0.requests.append(adaptedRequest) }
+        mutableState.withLock { $0.requests.append(adaptedRequest) }
         notify(.didAdaptInitialRequest) { $0.request(self, didAdaptInitialRequest: initialRequest, to: adaptedRequest) }
     }
 
@@ -43,14 +43,14 @@ extension Request {
 
     private func failSetup(with error: AFError) {
         let now = Date()
-        let error = mutableState.withLockedValue { $0.machine.transferCompleted(error: error, at: now) }
+        let error = mutableState.withLock { $0.machine.transferCompleted(error: error, at: now) }
         retryOrFinish(error: error)
     }
 
     /// The URLRequest of this attempt is final: handlers see it, then the exchange starts (or waits
     /// for `resume()`).
     func didCreateURLRequest(_ urlRequest: URLRequest) {
-        let (handler, transfer) = mutableState.withLockedValue { state in
+        let (handler, transfer) = mutableState.withLock { state in
             (state.urlRequestHandler, state.machine.urlRequestReady(urlRequest))
         }
         notify(.didCreateURLRequest) { $0.request(self, didCreateURLRequest: urlRequest) }
@@ -68,7 +68,7 @@ extension Request {
     }
 
     private func callCURLHandler() {
-        guard let handler = mutableState.withLockedValue({ $0.cURLHandler }) else { return }
+        guard let handler = mutableState.withLock({ $0.cURLHandler }) else { return }
         let description = cURLDescription()
         handler.queue.async { handler.handler(description) }
     }
@@ -90,7 +90,7 @@ extension Request {
         // A URLProtocol class of the Session may answer in place of the network (any scheme it
         // accepts, and no TLS: no trust evaluation).
         let urlProtocolClass = session.urlProtocolClass(for: sentRequest, request: self)
-        let (start, credential) = mutableState.withLockedValue { state in
+        let (start, credential) = mutableState.withLock { state in
             (state.machine.hopWillStart(isRedirectHop: isRedirectHop, deadline: session.attemptDeadline), state.credential)
         }
         guard case let .send(hopID, deadline) = start else {
@@ -119,7 +119,7 @@ extension Request {
             didCompleteTransfer(error: afError)
             return
         }
-        mutableState.withLockedValue { state in
+        mutableState.withLock { state in
             if isRedirectHop, !state.performedRequests.isEmpty { state.performedRequests.removeLast() }
             state.performedRequests.append(sentRequest)
             Self.attemptTaskWillSend(sentRequest, in: &state)
@@ -144,7 +144,8 @@ extension Request {
             didCompleteTransfer(error: .sessionTaskFailed(error: URLError(.badURL)))
             return
         }
-        let cancelled = mutableState.withLockedValue { $0.machine.hopDidStart(hopID, task: task) }
+        let usesNetwork = replay == nil && urlProtocolClass == nil
+        let cancelled = mutableState.withLock { $0.machine.hopDidStart(hopID, task: task, usesNetwork: usesNetwork) }
         // Paused at once when a reason is in force (a hop that starts while suspended).
         readDemand.attach(task)
         if cancelled { task.cancel() }
@@ -168,14 +169,14 @@ extension Request {
 
     func exchangeDidSendRequest(_ urlRequest: URLRequest) {
         let now = Date()
-        mutableState.withLockedValue { $0.machine.requestSent(at: now) }
+        mutableState.withLock { $0.machine.requestSent(at: now) }
         notify(.didSendURLRequest) { $0.request(self, didSendURLRequest: urlRequest) }
     }
 
     /// A final (non-redirect) response head arrived.
     func exchangeDidReceive(_ response: LazyHTTPResponse, task: any TransportTask) {
         let now = Date()
-        mutableState.withLockedValue { $0.machine.responseReceived(response, at: now) }
+        mutableState.withLock { $0.machine.responseReceived(response, at: now) }
         notify(.didReceiveResponse) { monitor in
             if let made = response.response { monitor.request(self, didReceiveResponse: made) }
         }
@@ -191,7 +192,7 @@ extension Request {
     /// `cacheOffer` offers a complete response from the network to the cache.
     func exchangeDidComplete(hop hopID: Int, sentAs urlRequest: URLRequest, task: any TransportTask,
                              cacheOffer: (@Sendable () -> Void)? = nil) {
-        guard let outcome = mutableState.withLockedValue({ $0.machine.hopCompleted(hopID) }) else { return }
+        guard let outcome = mutableState.withLock({ $0.machine.hopCompleted(hopID) }) else { return }
         switch outcome {
         case let .follow(nextRequest), let .answerChallenge(nextRequest):
             startExchange(nextRequest, isRedirectHop: true)
@@ -211,18 +212,18 @@ extension Request {
 
     /// The response head of hop `hopID` arrived from `task`.
     func hopResponseArrived(_ hopID: Int, task: any TransportTask, at time: Date) {
-        mutableState.withLockedValue { $0.machine.hopResponseArrived(hopID, task: task, at: time) }
+        mutableState.withLock { $0.machine.hopResponseArrived(hopID, task: task, at: time) }
     }
 
     /// What the response head of hop `hopID` decided for the end of the hop.
     func hopDecided(_ hopID: Int, _ outcome: RequestStateMachine.HopOutcome) {
-        mutableState.withLockedValue { $0.machine.hopDecided(hopID, outcome) }
+        mutableState.withLock { $0.machine.hopDecided(hopID, outcome) }
     }
 
     /// Whether hop `hopID`'s body goes to the request's sink: not for a redirect followed or
     /// refused, a challenge answered, or a 304 replaced by the stored response.
     func hopDeliversBody(_ hopID: Int) -> Bool {
-        mutableState.withLockedValue { state in
+        mutableState.withLock { state in
             guard let hop = state.machine.hop, hop.id == hopID, case .deliver = hop.outcome else { return false }
             return true
         }
@@ -230,7 +231,7 @@ extension Request {
 
     /// When hop `hopID`'s response head arrived.
     func hopResponseTime(_ hopID: Int) -> Date? {
-        mutableState.withLockedValue { state in
+        mutableState.withLock { state in
             guard let hop = state.machine.hop, hop.id == hopID else { return nil }
             return hop.responseTime
         }
@@ -239,11 +240,11 @@ extension Request {
     /// Hop `hopID` failed in a way the request answers (a proxy's 407): `urlRequest` goes out
     /// again as the next hop of the attempt.
     func exchangeDidRetryHop(_ hopID: Int, with urlRequest: URLRequest) {
-        guard mutableState.withLockedValue({ $0.machine.hopCompleted(hopID) }) != nil else { return }
+        guard mutableState.withLock({ $0.machine.hopCompleted(hopID) }) != nil else { return }
         startExchange(urlRequest, isRedirectHop: true)
     }
 
-    var redirectsSoFar: Int { mutableState.withLockedValue { $0.machine.attempt?.redirectCount ?? 0 } }
+    var redirectsSoFar: Int { mutableState.withLock { $0.machine.attempt?.redirectCount ?? 0 } }
 
     /// The request's redirect handler, else the Session's, else none (follow).
     var effectiveRedirectHandler: (any RedirectHandler)? {
@@ -255,12 +256,11 @@ extension Request {
     func didCompleteTransfer(error transportError: AFError?, beforeValidation: (@Sendable () -> Void)? = nil) {
         let attempt = attemptTaskDidEnd(with: transportError)
         let now = Date()
-        let (error, timeline) = mutableState.withLockedValue { state in
-            (state.machine.transferCompleted(error: transportError, at: now), state.machine.timeline)
+        let (error, timeline, usedNetwork) = mutableState.withLock { state in
+            let usedNetwork = state.machine.attempt?.hopUsesNetwork ?? true
+            return (state.machine.transferCompleted(error: transportError, at: now), state.machine.timeline, usedNetwork)
         }
-        // On the transport's thread when the root queue is free: the rest of the request (validators,
-        // serializers, the caller's continuation) then costs no thread hand-off.
-        runForTransport {
+        let complete: @Sendable () -> Void = {
             beforeValidation?()
             self.transferWillComplete(error: error)
             if error == nil { self.runValidators() }
@@ -269,6 +269,32 @@ extension Request {
             if let attempt { self.attemptTaskDidReportCompletion(attempt, error: transportError) }
             self.retryOrFinish(error: self.error)
         }
+        // From the network, on the transport's thread when the root queue is free: the rest of the
+        // request (validators, serializers, the caller's continuation) then costs no thread
+        // hand-off, and a network round trip has left the caller time to chain its handlers and
+        // validators. A URLProtocol class or the cache answers at once: queued, as Alamofire would.
+        if usedNetwork {
+            runForTransport(complete)
+        } else if let runner = session?.rootQueueRunner {
+            runner.async(complete)
+        } else {
+            underlyingQueue.async(execute: complete)
+        }
+    }
+
+    /// Records a transport-level failure found by the sink (a body too large, a range that does
+    /// not fit) and stops the exchange.
+    func failTransfer(with code: URLError.Code, task: any TransportTask) {
+        let url = lazyResponse?.url
+        mutableState.withLock { state in
+            if state.machine.error == nil {
+                state.machine.error = .sessionTaskFailed(error: URLError(code, userInfo: [
+                    NSURLErrorFailingURLErrorKey: url as Any,
+                    NSLocalizedDescriptionKey: TransportErrorMapping.description(of: code),
+                ]))
+            }
+        }
+        task.cancel()
     }
 
     // MARK: Queues
@@ -323,18 +349,18 @@ extension Request {
 
     /// A retry was decided: false when the request was cancelled meanwhile (it finishes instead).
     func scheduleRetry() -> Bool {
-        mutableState.withLockedValue { $0.machine.scheduleRetry() }
+        mutableState.withLock { $0.machine.scheduleRetry() }
     }
 
     /// The first attempt's setup begins; false when the request is cancelled or already busy.
     func beginSetup() -> Bool {
-        mutableState.withLockedValue { $0.machine.beginSetup() }
+        mutableState.withLock { $0.machine.beginSetup() }
     }
 
     /// The scheduled retry begins: the per-attempt state is reset, the retry reported, and the
     /// Session sets the new attempt up. A request cancelled while it waited does nothing more.
     func beginRetry() {
-        let begins = mutableState.withLockedValue { state -> Bool in
+        let begins = mutableState.withLock { state -> Bool in
             guard state.machine.beginRetry() else { return false }
             state.responseSerializerCompletions = []
             state.isRunningSerializer = false
@@ -350,7 +376,7 @@ extension Request {
 
     /// Ends the request: records `error`, reports it, and runs the response serializers.
     func finish(error: AFError? = nil) {
-        let shouldFinish = mutableState.withLockedValue { $0.machine.beginFinishing(error: error) }
+        let shouldFinish = mutableState.withLock { $0.machine.beginFinishing(error: error) }
         guard shouldFinish else { return }
         attemptTaskDidEndWithoutExchange()
         notify(.didFinish) { $0.requestDidFinish(self) }

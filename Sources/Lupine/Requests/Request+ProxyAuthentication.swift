@@ -16,7 +16,7 @@ extension Request {
     /// The `Proxy-Authorization` an earlier 407 of this request was answered with, for `proxy`.
     func proxyAuthorizationAnswer(for proxy: TransportProxy?) -> String? {
         guard let proxy, proxy.kind == .http else { return nil }
-        return mutableState.withLockedValue { $0.proxyAuthorizations[Self.key(of: proxy)] }
+        return mutableState.withLock { $0.proxyAuthorizations[Self.key(of: proxy)] }
     }
 
     /// Whether a hop that failed with `failure` was refused by `proxy` with 407 and can be
@@ -24,13 +24,13 @@ extension Request {
     func answersProxyChallenge(failure: URLError, proxy: TransportProxy?) -> Bool {
         guard failure.code == .userAuthenticationRequired, let proxy, proxy.kind == .http,
               let session else { return false }
-        guard mutableState.withLockedValue({ $0.machine.mayAnswerProxyChallenge() }),
+        guard mutableState.withLock({ $0.machine.mayAnswerProxyChallenge() }),
               let credential = credential ?? session.storedProxyCredential(for: proxy),
               let user = credential.user, let password = credential.password else { return false }
         let authorization = TransportProxy.basicAuthorization(user: user, password: password)
         // The same answer again would be refused again.
         guard authorization != proxy.authorization else { return false }
-        mutableState.withLockedValue { $0.proxyAuthorizations[Self.key(of: proxy)] = authorization }
+        mutableState.withLock { $0.proxyAuthorizations[Self.key(of: proxy)] = authorization }
         return true
     }
 

@@ -14,7 +14,7 @@ extension Request {
     /// arrives, while a redirect or a challenge is being followed, and after a failed attempt that
     /// had no response. It is set before `onHTTPResponse` handlers and the first body bytes.
     public var responseHead: TransportResponseHead? {
-        mutableState.withLockedValue { state in
+        mutableState.withLock { state in
             state.machine.attempt?.response?.head
         }
     }

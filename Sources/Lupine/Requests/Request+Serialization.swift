@@ -8,8 +8,14 @@ import Foundation
 extension Request {
     /// Queues `serializer`; resumes the request automatically when the Session (or the request's
     /// own setting) says so.
-    func appendResponseSerializer(_ serializer: @escaping @Sendable () -> Void) {
-        let (mayResume, runNow) = mutableState.withLockedValue { state in
+    ///
+    /// The async API (`serializing...`, whose chain ends there) passes `startsOnCallingThread`:
+    /// the request then leaves for the transport from the caller's thread when the root queue is
+    /// free, the one hand-off into the pipeline. A closure handler keeps Alamofire's asynchronous
+    /// resume, so that a handler or validator chained right after it is in place long before any
+    /// answer, even one a URLProtocol stub gives at once.
+    func appendResponseSerializer(startsOnCallingThread: Bool = false, _ serializer: @escaping @Sendable () -> Void) {
+        let (mayResume, runNow) = mutableState.withLock { state in
             state.responseSerializers.append(serializer)
             // Finished already: this serializer runs alone, on the stored outcome.
             return state.machine.serializerAdded()
@@ -18,22 +24,24 @@ extension Request {
             underlyingQueue.async { self.processNextResponseSerializer() }
         }
         if mayResume {
-            // On this thread when the root queue is free: the request then leaves for the
-            // transport from here, the one hand-off into the pipeline. A handler or validator
-            // added right after this one still applies: it is in place long before a response
-            // can arrive, as with Alamofire's asynchronous resume.
             let start: @Sendable () -> Void = {
                 if self.shouldAutomaticallyResume ?? self.session?.startImmediately ?? false {
                     self.resume()
                 }
             }
-            if let session { session.rootQueueRunner.run(start) } else { underlyingQueue.async(execute: start) }
+            if startsOnCallingThread, let session {
+                session.rootQueueRunner.run(start)
+            } else if let session {
+                session.rootQueueRunner.async(start)
+            } else {
+                underlyingQueue.async(execute: start)
+            }
         }
     }
 
     /// Called by each serializer when its result is ready; `completion` dispatches it to the caller.
     func responseSerializerDidComplete(completion: @escaping @Sendable () -> Void) {
-        mutableState.withLockedValue { state in
+        mutableState.withLock { state in
             state.responseSerializerCompletions.append(completion)
             state.isRunningSerializer = false
         }
@@ -42,7 +50,7 @@ extension Request {
 
     func processNextResponseSerializer() {
         enum Next { case run(@Sendable () -> Void), wait, finished([@Sendable () -> Void], [@Sendable () -> Void]) }
-        let next = mutableState.withLockedValue { state -> Next in
+        let next = mutableState.withLock { state -> Next in
             guard !state.isRunningSerializer else { return .wait }
             let index = state.responseSerializerCompletions.count
             if index < state.responseSerializers.count {
@@ -71,7 +79,7 @@ extension Request {
 
     /// Runs `handler` once the request has finished (immediately if it already has).
     func onFinish(_ handler: @escaping @Sendable () -> Void) {
-        let runNow = mutableState.withLockedValue { state -> Bool in
+        let runNow = mutableState.withLock { state -> Bool in
             if state.machine.isDone { return true }
             state.finishHandlers.append(handler)
             return false

@@ -24,7 +24,7 @@ extension Request {
     /// `currentRequest`, `response`, `error`, `taskIdentifier`, byte counts) and whose
     /// `resume()`, `suspend()` and `cancel()` act on the request while the attempt runs.
     public var tasks: [URLSessionTask] {
-        let count = mutableState.withLockedValue { $0.taskSurface.attempts.count }
+        let count = mutableState.withLock { $0.taskSurface.attempts.count }
         return (0..<count).compactMap(attemptTaskFacade)
     }
 
@@ -33,7 +33,7 @@ extension Request {
 
     /// The task of the last attempt.
     public var lastTask: URLSessionTask? {
-        mutableState.withLockedValue { $0.taskSurface.attempts.last?.number }.flatMap(attemptTaskFacade)
+        mutableState.withLock { $0.taskSurface.attempts.last?.number }.flatMap(attemptTaskFacade)
     }
 
     /// Same as `lastTask`.
@@ -50,7 +50,7 @@ extension Request {
     public func onURLSessionTaskCreation(on queue: DispatchQueue = .lupineDefault,
                                          perform handler: @escaping @Sendable (URLSessionTask) -> Void) -> Self {
         let queue = queue.resolvingLupineDefault(to: defaultQueue)
-        let last = mutableState.withLockedValue { state -> Int? in
+        let last = mutableState.withLock { state -> Int? in
             state.taskSurface.creationHandler = (queue, handler)
             return state.taskSurface.attempts.last?.number
         }
@@ -63,7 +63,7 @@ extension Request {
     /// The facade of attempt `number`, made on first use.
     func attemptTaskFacade(_ number: Int) -> URLSessionTask? {
         let kind = TaskFacadeKind(of: self)
-        return mutableState.withLockedValue { state -> URLSessionTask? in
+        return mutableState.withLock { state -> URLSessionTask? in
             guard var record = state.taskSurface.attempts[number] else { return nil }
             if let facade = record.facade { return facade }
             let handle = AttemptTaskHandle(owner: self, number: number, identifier: record.identifier,
@@ -81,22 +81,22 @@ extension Request {
 
     /// The facade of the running attempt, if any.
     var liveAttemptTaskFacade: URLSessionTask? {
-        mutableState.withLockedValue { $0.taskSurface.attempts.live?.number }.flatMap(attemptTaskFacade)
+        mutableState.withLock { $0.taskSurface.attempts.live?.number }.flatMap(attemptTaskFacade)
     }
 
     /// The number of the running attempt, if any.
     var liveAttemptNumber: Int? {
-        mutableState.withLockedValue { $0.taskSurface.attempts.live?.number }
+        mutableState.withLock { $0.taskSurface.attempts.live?.number }
     }
 
     func attemptIsLive(_ number: Int) -> Bool {
-        mutableState.withLockedValue { $0.taskSurface.attempts.live?.number == number }
+        mutableState.withLock { $0.taskSurface.attempts.live?.number == number }
     }
 
     /// What the facade of attempt `number` reports now.
     func attemptTaskView(_ number: Int) -> AttemptTaskView {
         let upload = uploadCounts.counts, download = downloadCounts.counts
-        return mutableState.withLockedValue { state in
+        return mutableState.withLock { state in
             guard let record = state.taskSurface.attempts[number] else { return .released }
             if let outcome = record.outcome {
                 return AttemptTaskView(state: .completed, currentRequest: outcome.currentRequest, response: outcome.response?.response ?? outcome.hopResponse,
@@ -129,7 +129,7 @@ extension Request {
     func notifyTask(_ payload: TaskEventPayload, attempt number: Int) {
         sessionMonitor?.performTaskEvent(payload, for: self, task: { self.attemptTaskFacade(number) })
         guard hasAddedMonitors.load(ordering: .acquiring) else { return }
-        let added = mutableState.withLockedValue { $0.addedMonitors }
+        let added = mutableState.withLock { $0.addedMonitors }
         guard !added.isEmpty else { return }
         let event = payload.event
         for monitor in added {
@@ -149,7 +149,7 @@ extension Request {
     /// with the request (Alamofire's `didCreateTask`). A cancelled request gets no task.
     func attemptTaskDidBegin(with urlRequest: URLRequest) {
         let identifier = Self.nextTaskIdentifier()
-        let begun = mutableState.withLockedValue { state -> (number: Int, state: State, handler: RequestTaskSurface.Handler?)? in
+        let begun = mutableState.withLock { state -> (number: Int, state: State, handler: RequestTaskSurface.Handler?)? in
             guard state.machine.state != .cancelled, state.machine.state != .finished else { return nil }
             let number = state.taskSurface.attempts.begin(with: urlRequest, identifier: identifier)
             return (number, state.machine.state, state.taskSurface.creationHandler)
@@ -169,7 +169,7 @@ extension Request {
 
     /// `resume()`, `suspend()` or `cancel()` was accepted: the running attempt's task follows.
     func attemptTaskDidFollowRequest(_ event: TaskEvent) {
-        let number = mutableState.withLockedValue { state -> Int? in
+        let number = mutableState.withLock { state -> Int? in
             guard let live = state.taskSurface.attempts.live else { return nil }
             if event == .cancel { state.taskSurface.attempts.updateLive { $0.isCancelled = true } }
             return live.number
@@ -186,7 +186,7 @@ extension Request {
     /// The running attempt failed before its exchange ended (the server was not trusted): the
     /// request's error is `error`, and the task completes next.
     func attemptTaskDidFailEarly(with error: AFError) {
-        let number = mutableState.withLockedValue { state -> Int? in
+        let number = mutableState.withLock { state -> Int? in
             state.machine.error = error
             return state.taskSurface.attempts.live?.number
         }
@@ -199,7 +199,7 @@ extension Request {
     @discardableResult
     func attemptTaskDidEnd(with error: AFError?) -> Int? {
         let upload = uploadCounts.counts, download = downloadCounts.counts
-        return mutableState.withLockedValue { state -> Int? in
+        return mutableState.withLock { state -> Int? in
             guard let live = state.taskSurface.attempts.live else { return nil }
             let response = state.machine.attempt?.response
             state.taskSurface.attempts.updateLive { record in
@@ -240,7 +240,7 @@ extension Request {
     /// A redirect hop answered `response`: the running attempt's facade, showing it, for the
     /// redirect handler.
     func attemptTaskFacade(showing response: HTTPURLResponse) -> URLSessionTask? {
-        mutableState.withLockedValue { state in
+        mutableState.withLock { state in
             state.taskSurface.attempts.updateLive { $0.hopResponse = response }
         }
         return liveAttemptTaskFacade
@@ -263,7 +263,7 @@ extension DownloadRequest {
     /// task reports it (Alamofire's `didFinishDownloading`).
     func attemptTaskDidFinishDownloading(with result: Result<URL, AFError>) {
         // The exchange has just ended: the attempt is the last one.
-        guard let number = mutableState.withLockedValue({ $0.taskSurface.attempts.last?.number }) else { return }
+        guard let number = mutableState.withLock({ $0.taskSurface.attempts.last?.number }) else { return }
         notifyTask(.finishDownloading(result), attempt: number)
     }
 }

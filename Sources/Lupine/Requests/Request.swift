@@ -50,37 +50,31 @@ public class Request: @unchecked Sendable {
     let sessionMonitor: CompositeEventMonitor?
     /// Where handlers given the default queue run (the Session's queue on Linux).
     let defaultQueue: DispatchQueue
-    let mutableState: NIOLockedValueBox<RequestMutableState>
+    /// Inline in the request: one allocation fewer than a boxed lock.
+    let mutableState: Mutex<RequestMutableState>
     /// Why the response of the exchange in flight is not read right now (suspended, a handler
     /// deciding, a consumer behind): the one place that pauses and resumes the transport.
     let readDemand = ReadDemand()
     /// Whether `eventMonitor(_:)` added monitors: until then an event reads no lock for them.
     let hasAddedMonitors = Synchronization.Atomic(false)
 
-    init(id: UUID = UUID(),
-         underlyingQueue: DispatchQueue,
-         serializationQueue: DispatchQueue,
-         eventMonitor: CompositeEventMonitor?,
-         interceptor: (any RequestInterceptor)?,
-         delegate: any RequestSession,
-         shouldAutomaticallyResume: Bool?,
-         defaultQueue: DispatchQueue) {
-        self.id = id
-        self.underlyingQueue = underlyingQueue
-        self.serializationQueue = serializationQueue
-        self.sessionMonitor = eventMonitor
-        self.session = delegate
-        self.shouldAutomaticallyResume = shouldAutomaticallyResume
-        self.defaultQueue = defaultQueue
+    init(context: RequestContext) {
+        id = context.id
+        underlyingQueue = context.underlyingQueue
+        serializationQueue = context.serializationQueue
+        sessionMonitor = context.eventMonitor
+        session = context.session
+        shouldAutomaticallyResume = context.shouldAutomaticallyResume
+        defaultQueue = context.defaultQueue
         var initial = RequestMutableState()
-        initial.interceptor = interceptor
-        self.mutableState = NIOLockedValueBox(initial)
+        initial.interceptor = context.interceptor
+        self.mutableState = Mutex(initial)
     }
 
     // MARK: State
 
     /// Current state.
-    public var state: State { mutableState.withLockedValue { $0.machine.state } }
+    public var state: State { mutableState.withLock { $0.machine.state } }
     /// `state == .initialized`.
     public var isInitialized: Bool { state == .initialized }
     /// `state == .resumed`.
@@ -94,47 +88,47 @@ public class Request: @unchecked Sendable {
 
     /// The monitor of this request: the Session's monitors, then those added with `eventMonitor(_:)`.
     public var eventMonitor: (any EventMonitor)? {
-        let added = mutableState.withLockedValue { $0.addedMonitors }
+        let added = mutableState.withLock { $0.addedMonitors }
         guard let sessionMonitor else { return nil }
         return added.isEmpty ? sessionMonitor : sessionMonitor.appending(added)
     }
 
     /// The request-level interceptor (constructor argument plus `interceptor(_:)`, `adapt(using:)`
     /// and `retry(using:)`).
-    public var interceptor: (any RequestInterceptor)? { mutableState.withLockedValue { $0.interceptor } }
+    public var interceptor: (any RequestInterceptor)? { mutableState.withLock { $0.interceptor } }
 
     /// Installed upload progress callback.
     public internal(set) var uploadProgressHandler: (handler: ProgressHandler, queue: DispatchQueue)? {
-        get { mutableState.withLockedValue { $0.uploadProgressHandler } }
-        set { mutableState.withLockedValue { $0.uploadProgressHandler = newValue } }
+        get { mutableState.withLock { $0.uploadProgressHandler } }
+        set { mutableState.withLock { $0.uploadProgressHandler = newValue } }
     }
 
     /// Installed download progress callback.
     public internal(set) var downloadProgressHandler: (handler: ProgressHandler, queue: DispatchQueue)? {
-        get { mutableState.withLockedValue { $0.downloadProgressHandler } }
-        set { mutableState.withLockedValue { $0.downloadProgressHandler = newValue } }
+        get { mutableState.withLock { $0.downloadProgressHandler } }
+        set { mutableState.withLock { $0.downloadProgressHandler = newValue } }
     }
 
     /// The request-level redirect handler; it takes precedence over the Session's.
     public internal(set) var redirectHandler: (any RedirectHandler)? {
-        get { mutableState.withLockedValue { $0.redirectHandler } }
-        set { mutableState.withLockedValue { $0.redirectHandler = newValue } }
+        get { mutableState.withLock { $0.redirectHandler } }
+        set { mutableState.withLock { $0.redirectHandler = newValue } }
     }
 
     /// The request-level cache handler; it takes precedence over the Session's.
     public internal(set) var cachedResponseHandler: (any CachedResponseHandler)? {
-        get { mutableState.withLockedValue { $0.cachedResponseHandler } }
-        set { mutableState.withLockedValue { $0.cachedResponseHandler = newValue } }
+        get { mutableState.withLock { $0.cachedResponseHandler } }
+        set { mutableState.withLock { $0.cachedResponseHandler = newValue } }
     }
 
     /// Credential used to answer HTTP authentication challenges.
     public internal(set) var credential: URLCredential? {
-        get { mutableState.withLockedValue { $0.credential } }
-        set { mutableState.withLockedValue { $0.credential = newValue } }
+        get { mutableState.withLock { $0.credential } }
+        set { mutableState.withLock { $0.credential = newValue } }
     }
 
     /// Every URLRequest created for this request: initial, adapted, and those of retries.
-    public var requests: [URLRequest] { mutableState.withLockedValue { $0.requests } }
+    public var requests: [URLRequest] { mutableState.withLock { $0.requests } }
     /// First of `requests`.
     public var firstRequest: URLRequest? { requests.first }
     /// Last of `requests`.
@@ -143,21 +137,21 @@ public class Request: @unchecked Sendable {
     public var request: URLRequest? { lastRequest }
     /// Requests as handed to the transport, one per attempt (the last redirect hop's request), with
     /// the Session's headers merged in.
-    public var performedRequests: [URLRequest] { mutableState.withLockedValue { $0.performedRequests } }
+    public var performedRequests: [URLRequest] { mutableState.withLock { $0.performedRequests } }
     /// Response of the most recent exchange, if any.
     public var response: HTTPURLResponse? { lazyResponse?.response }
     /// The response of the most recent exchange as the pipeline carries it (see `LazyHTTPResponse`).
-    var lazyResponse: LazyHTTPResponse? { mutableState.withLockedValue { $0.machine.attempt?.response } }
+    var lazyResponse: LazyHTTPResponse? { mutableState.withLock { $0.machine.attempt?.response } }
     /// Number of retries performed so far.
-    public var retryCount: Int { mutableState.withLockedValue { $0.machine.retryCount } }
+    public var retryCount: Int { mutableState.withLock { $0.machine.retryCount } }
     /// Current error (creation, adaptation, transport, validation, cancellation); reset on retry.
     public internal(set) var error: AFError? {
-        get { mutableState.withLockedValue { $0.machine.error } }
-        set { mutableState.withLockedValue { $0.machine.error = newValue } }
+        get { mutableState.withLock { $0.machine.error } }
+        set { mutableState.withLock { $0.machine.error = newValue } }
     }
 
     /// When each stage of the request happened (Lupine's stand-in for metrics).
-    public var timeline: Timeline { mutableState.withLockedValue { $0.machine.timeline } }
+    public var timeline: Timeline { mutableState.withLock { $0.machine.timeline } }
 
     /// Always empty: URLSession metrics do not exist on this transport; see `timeline`.
     public var allMetrics: [URLSessionTaskMetrics] { [] }
@@ -175,7 +169,7 @@ public class Request: @unchecked Sendable {
     /// finishes at once). Cancelled requests are never retried.
     @discardableResult
     public func cancel() -> Self {
-        let action = mutableState.withLockedValue { $0.machine.cancel() }
+        let action = mutableState.withLock { $0.machine.cancel() }
         if case .ignore = action { return self }
         notify(.didCancel) { $0.requestDidCancel(self) }
         attemptTaskDidFollowRequest(.cancel)
@@ -193,7 +187,7 @@ public class Request: @unchecked Sendable {
     /// reading its response body (the server is slowed down by TCP backpressure) until `resume()`.
     @discardableResult
     public func suspend() -> Self {
-        let action = mutableState.withLockedValue { state in
+        let action = mutableState.withLock { state in
             let action = state.machine.suspend()
             // With the state change, so that a racing resume cannot reach the demand first.
             if action != .ignore { readDemand.record(.suspended, present: true) }
@@ -211,7 +205,7 @@ public class Request: @unchecked Sendable {
     @discardableResult
     public func resume() -> Self {
         let setupIsLazy = session?.setsUpLazily ?? true
-        let action = mutableState.withLockedValue { state in
+        let action = mutableState.withLock { state in
             let action = state.machine.resume(setupIsLazy: setupIsLazy)
             if action != .ignore { readDemand.record(.suspended, present: false) }
             return action
@@ -284,7 +278,7 @@ public class Request: @unchecked Sendable {
     @preconcurrency
     @discardableResult
     public func cURLDescription(on queue: DispatchQueue, calling handler: @escaping @Sendable (String) -> Void) -> Self {
-        let hasRequest = mutableState.withLockedValue { state -> Bool in
+        let hasRequest = mutableState.withLock { state -> Bool in
             state.cURLHandler = (queue, handler)
             return !state.requests.isEmpty
         }
@@ -308,7 +302,7 @@ public class Request: @unchecked Sendable {
     @discardableResult
     public func onURLRequestCreation(on queue: DispatchQueue = .lupineDefault, perform handler: @escaping @Sendable (URLRequest) -> Void) -> Self {
         let queue = queue.resolvingLupineDefault(to: defaultQueue)
-        let last = mutableState.withLockedValue { state -> URLRequest? in
+        let last = mutableState.withLock { state -> URLRequest? in
             state.urlRequestHandler = (queue, handler)
             return state.requests.last
         }
@@ -320,7 +314,7 @@ public class Request: @unchecked Sendable {
     @preconcurrency
     @discardableResult
     public func interceptor(_ interceptor: any RequestInterceptor) -> Self {
-        mutableState.withLockedValue { state in
+        mutableState.withLock { state in
             state.interceptor = state.interceptor.map { Interceptor(interceptors: [$0, interceptor]) } ?? interceptor
         }
         return self
@@ -330,22 +324,22 @@ public class Request: @unchecked Sendable {
     @preconcurrency
     @discardableResult
     public func adapt(using adapter: any RequestAdapter) -> Self {
-        mutableState.withLockedValue { state in
-            let existing = state.interceptor
-            state.interceptor = Interceptor(adapters: (existing.map { [$0] } ?? []) + [adapter],
-                                            retriers: existing.map { [$0] } ?? [])
-        }
-        return self
+        addToInterceptor(adapter: adapter, retrier: nil)
     }
 
     /// Adds a retrier after the existing ones.
     @preconcurrency
     @discardableResult
     public func retry(using retrier: any RequestRetrier) -> Self {
-        mutableState.withLockedValue { state in
-            let existing = state.interceptor
-            state.interceptor = Interceptor(adapters: existing.map { [$0] } ?? [],
-                                            retriers: (existing.map { [$0] } ?? []) + [retrier])
+        addToInterceptor(adapter: nil, retrier: retrier)
+    }
+
+    /// The request-level interceptor becomes the existing one followed by `adapter` and `retrier`.
+    private func addToInterceptor(adapter: (any RequestAdapter)?, retrier: (any RequestRetrier)?) -> Self {
+        mutableState.withLock { state in
+            let existing = state.interceptor.map { [$0] } ?? []
+            state.interceptor = Interceptor(adapters: existing + (adapter.map { [$0] } ?? []),
+                                            retriers: existing + (retrier.map { [$0] } ?? []))
         }
         return self
     }
@@ -354,7 +348,7 @@ public class Request: @unchecked Sendable {
     @preconcurrency
     @discardableResult
     public func eventMonitor(_ eventMonitor: any EventMonitor) -> Self {
-        mutableState.withLockedValue { $0.addedMonitors.append(eventMonitor) }
+        mutableState.withLock { $0.addedMonitors.append(eventMonitor) }
         hasAddedMonitors.store(true, ordering: .releasing)
         return self
     }
@@ -421,13 +415,13 @@ public class Request: @unchecked Sendable {
     /// Installs the `onHTTPResponse` handler of DataRequest and DataStreamRequest (last one wins).
     func setHTTPResponseHandler(queue: DispatchQueue, _ handler: @escaping HTTPResponseHandler) {
         let queue = queue.resolvingLupineDefault(to: defaultQueue)
-        mutableState.withLockedValue { $0.httpResponseHandler = (queue, handler) }
+        mutableState.withLock { $0.httpResponseHandler = (queue, handler) }
     }
 
     /// Hands `response` to the `onHTTPResponse` handler, if any: the body waits until it answers
     /// `.allow`, and `.cancel` cancels the request.
     func askHTTPResponseHandler(_ lazyResponse: LazyHTTPResponse, task: any TransportTask) {
-        guard let handler = mutableState.withLockedValue({ $0.httpResponseHandler }),
+        guard let handler = mutableState.withLock({ $0.httpResponseHandler }),
               let response = lazyResponse.response else { return }
         readDemand.add(.responseHandler, ifTask: task)
         handler.queue.async {
@@ -455,7 +449,7 @@ public class Request: @unchecked Sendable {
     }
 
     private func eventMonitorsAdded(_ kind: MonitorEvent, _ event: @escaping @Sendable (any EventMonitor) -> Void) {
-        let added = mutableState.withLockedValue { $0.addedMonitors }
+        let added = mutableState.withLock { $0.addedMonitors }
         for monitor in added where MonitorEventDefaults.defaults(for: type(of: monitor)) & kind.bit == 0 {
             monitor.queue.resolvingLupineDefault(to: defaultQueue).async { event(monitor) }
         }

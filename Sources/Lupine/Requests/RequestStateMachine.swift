@@ -31,6 +31,8 @@ struct RequestStateMachine {
         var answeredChallenge = false
         /// Whether a proxy's 407 was answered: once per attempt.
         var answeredProxyChallenge = false
+        /// Whether the hop in force went to the network (not to a URLProtocol class or the cache).
+        var hopUsesNetwork = true
     }
 
     /// One hop of the attempt's exchange on the transport.
@@ -277,10 +279,12 @@ struct RequestStateMachine {
         return .send(hopID: hop.id, deadline: attempt.deadline)
     }
 
-    /// The transport took the hop; true when the request was cancelled meanwhile (cancel `task`).
-    mutating func hopDidStart(_ hopID: Int, task: any TransportTask) -> Bool {
-        guard case .exchanging(let attempt, var hop) = phase, hop.id == hopID else { return false }
+    /// The transport took the hop (`usesNetwork` unless a URLProtocol class or the cache answers
+    /// it); true when the request was cancelled meanwhile (cancel `task`).
+    mutating func hopDidStart(_ hopID: Int, task: any TransportTask, usesNetwork: Bool = true) -> Bool {
+        guard case .exchanging(var attempt, var hop) = phase, hop.id == hopID else { return false }
         if hop.task == nil { hop.task = task }
+        attempt.hopUsesNetwork = usesNetwork
         phase = .exchanging(attempt, hop)
         return state == .cancelled
     }

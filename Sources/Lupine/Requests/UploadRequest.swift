@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import NIOConcurrencyHelpers
+import Synchronization
 
 /// A DataRequest that sends a body: bytes in memory, a file streamed from disk in chunks, or an
 /// `InputStream` read in chunks as the connection accepts them. Never read whole into memory
@@ -31,8 +32,8 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
 
     /// The Uploadable of the current attempt: nil before it is created and after a retry reset.
     public var uploadable: Uploadable? {
-        get { uploadState.withLockedValue { $0.uploadable } }
-        set { uploadState.withLockedValue { $0.uploadable = newValue } }
+        get { uploadState.withLock { $0.uploadable } }
+        set { uploadState.withLock { $0.uploadable = newValue } }
     }
 
     private struct UploadState {
@@ -41,24 +42,12 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         var isCleanedUp = false
     }
 
-    private let uploadState = NIOLockedValueBox(UploadState())
+    private let uploadState = Mutex(UploadState())
 
-    init(id: UUID = UUID(),
-         convertible: any UploadConvertible,
-         underlyingQueue: DispatchQueue,
-         serializationQueue: DispatchQueue,
-         eventMonitor: CompositeEventMonitor?,
-         interceptor: (any RequestInterceptor)?,
-         fileManager: FileManager,
-         delegate: any RequestSession,
-         shouldAutomaticallyResume: Bool?,
-         defaultQueue: DispatchQueue) {
+    init(convertible: any UploadConvertible, fileManager: FileManager, context: RequestContext) {
         upload = convertible
         self.fileManager = fileManager
-        super.init(id: id, convertible: convertible, underlyingQueue: underlyingQueue,
-                   serializationQueue: serializationQueue, eventMonitor: eventMonitor,
-                   interceptor: interceptor, delegate: delegate,
-                   shouldAutomaticallyResume: shouldAutomaticallyResume, defaultQueue: defaultQueue)
+        super.init(convertible: convertible, context: context)
     }
 
     // MARK: Body source
@@ -76,7 +65,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
             notify(.didFailToCreateUploadable) { $0.request(self, didFailToCreateUploadableWithError: afError) }
             return afError
         }
-        let isCleanedUp = uploadState.withLockedValue { state -> Bool in
+        let isCleanedUp = uploadState.withLock { state -> Bool in
             if !state.isCleanedUp { state.uploadable = uploadable }
             return state.isCleanedUp
         }
@@ -114,7 +103,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
 
     override func resetForRetry() {
         super.resetForRetry()
-        let previous = uploadState.withLockedValue { state -> Uploadable? in
+        let previous = uploadState.withLock { state -> Uploadable? in
             defer { state.uploadable = nil }
             return state.uploadable
         }
@@ -126,7 +115,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     /// Deletes the upload file when the Uploadable is `.file(_, shouldRemove: true)`, then lets the
     /// Session forget the request. Runs once the request has finished and its serializers ran.
     override public func cleanup() {
-        let uploadable = uploadState.withLockedValue { state -> Uploadable? in
+        let uploadable = uploadState.withLock { state -> Uploadable? in
             state.isCleanedUp = true
             return state.uploadable
         }

@@ -10,7 +10,7 @@ extension DataRequest {
     @discardableResult
     public func response(queue: DispatchQueue = .lupineDefault, completionHandler: @escaping @Sendable (AFDataResponse<Data?>) -> Void) -> Self {
         let queue = queue.resolvingLupineDefault(to: defaultQueue)
-        appendResponseSerializer {
+        appendResponseSerializer(startsOnCallingThread: queue === DispatchQueue.lupineInline) {
             self.onUnderlyingQueue {
                 let error = self.error
                 let result: AFResult<Data?> = error.map { .failure($0) } ?? .success(self.data)
@@ -35,7 +35,7 @@ extension DataRequest {
                                                                      completionHandler: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void)
         -> Self {
         let queue = queue.resolvingLupineDefault(to: defaultQueue)
-        appendResponseSerializer {
+        appendResponseSerializer(startsOnCallingThread: queue === DispatchQueue.lupineInline) {
             self.onSerializationQueue {
                 let start = Date()
                 let request = self.request, lazyResponse = self.lazyResponse, data = self.data, error = self.error

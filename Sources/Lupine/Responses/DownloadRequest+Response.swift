@@ -16,7 +16,7 @@ extension DownloadRequest {
     public func response(queue: DispatchQueue = .lupineDefault,
                          completionHandler: @escaping @Sendable (AFDownloadResponse<URL?>) -> Void) -> Self {
         let queue = queue.resolvingLupineDefault(to: defaultQueue)
-        appendResponseSerializer {
+        appendResponseSerializer(startsOnCallingThread: queue === DispatchQueue.lupineInline) {
             self.onUnderlyingQueue {
                 let result: AFResult<URL?> = self.error.map { .failure($0) } ?? .success(self.fileURL)
                 let response = DownloadResponse(request: self.request, response: self.response, fileURL: self.fileURL,
@@ -39,7 +39,7 @@ extension DownloadRequest {
                                                                          completionHandler: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void)
         -> Self {
         let queue = queue.resolvingLupineDefault(to: defaultQueue)
-        appendResponseSerializer {
+        appendResponseSerializer(startsOnCallingThread: queue === DispatchQueue.lupineInline) {
             self.onSerializationQueue {
                 let start = Date()
                 let request = self.request, response = self.response, fileURL = self.fileURL, error = self.error

@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import Synchronization
 
 /// A response that arrives once and may be awaited any number of times, by any number of tasks.
 ///
@@ -12,11 +13,11 @@ final class PendingResponse<Response: Sendable>: Sendable {
         case arrived(Response)
     }
 
-    private let state = NIOLockedValueBox(State.waiting([]))
+    private let state = Mutex(State.waiting([]))
 
     /// Delivers `response` to every awaiter, present and future. Later calls are ignored.
     func fulfil(_ response: Response) {
-        let waiters = state.withLockedValue { state -> [CheckedContinuation<Response, Never>] in
+        let waiters = state.withLock { state -> [CheckedContinuation<Response, Never>] in
             guard case let .waiting(waiters) = state else { return [] }
             state = .arrived(response)
             return waiters
@@ -27,9 +28,9 @@ final class PendingResponse<Response: Sendable>: Sendable {
     /// The response, once it has arrived.
     var value: Response {
         get async {
-            if case let .arrived(response) = state.withLockedValue({ $0 }) { return response }
+            if case let .arrived(response) = state.withLock({ $0 }) { return response }
             return await withCheckedContinuation { continuation in
-                let arrived = state.withLockedValue { state -> Response? in
+                let arrived = state.withLock { state -> Response? in
                     switch state {
                     case let .arrived(response):
                         return response

@@ -20,7 +20,9 @@ import Synchronization
 /// Lupine's own root-queue work never waits for an event loop, so a transport's thread may enter
 /// the root queue this way (the rule of `rootQueue.sync`: never from the event loop into work that
 /// waits on the event loop). The main queue is never entered synchronously: nothing inside Lupine
-/// waits on it.
+/// waits on it. Nor is a root queue entered from inside another Session's root-queue work (a
+/// monitor of one Session starting a request on another): two Sessions doing so at once would
+/// each wait for the other.
 final class RootQueueRunner: Sendable {
     /// Marks the root queues of Sessions, so that work already running there is not dispatched again.
     private static let key = DispatchSpecificKey<RootQueueMarker>()
@@ -58,7 +60,11 @@ final class RootQueueRunner: Sendable {
     /// as work waiting on the root queue until it has run.
     func async(on target: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
         outstanding.add(1, ordering: .acquiringAndReleasing)
-        target.async { self.perform(work) }
+        target.async {
+            let actions = self.perform(work)
+            self.outstanding.subtract(1, ordering: .acquiringAndReleasing)
+            actions.forEach { $0() }
+        }
     }
 
     /// Runs `action` once the root-queue work running on this thread is over and no longer counted
@@ -72,23 +78,15 @@ final class RootQueueRunner: Sendable {
         }
     }
 
-    /// Runs counted work, then the actions it deferred.
-    private func perform(_ work: () -> Void) {
-        let thread = Self.currentThread()
-        let outer = workingThread.load(ordering: .acquiring) != thread
-        if outer { workingThread.store(thread, ordering: .releasing) }
+    /// Runs counted work; returns the actions it deferred, to run once it is no longer counted.
+    private func perform(_ work: () -> Void) -> [@Sendable () -> Void] {
+        workingThread.store(Self.currentThread(), ordering: .releasing)
         work()
-        guard outer else {
-            outstanding.subtract(1, ordering: .acquiringAndReleasing)
-            return
-        }
         workingThread.store(0, ordering: .releasing)
-        let actions = deferred.withLock { actions in
+        return deferred.withLock { actions in
             defer { actions.removeAll() }
             return actions
         }
-        outstanding.subtract(1, ordering: .acquiringAndReleasing)
-        actions.forEach { $0() }
     }
 
     /// Runs `work` on the root queue: at once when already there, on this thread when nothing of
@@ -112,15 +110,20 @@ final class RootQueueRunner: Sendable {
     }
 
     private func runSynchronouslyIfIdle(_ work: () -> Void) -> Bool {
-        guard mayRunSynchronously,
+        // Never from inside another Session's root-queue work: two Sessions entering each other's
+        // root queue synchronously could each wait for the other.
+        guard mayRunSynchronously, DispatchQueue.getSpecific(key: Self.key) == nil,
               outstanding.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged
         else { return false }
-        queue.sync { perform(work) }
+        // The deferred actions run once the root queue is left, not while it is held.
+        let actions = queue.sync { perform(work) }
+        outstanding.subtract(1, ordering: .acquiringAndReleasing)
+        actions.forEach { $0() }
         return true
     }
 
     /// An identifier of the calling thread.
-    private static func currentThread() -> UInt {
+    static func currentThread() -> UInt {
         #if canImport(Darwin)
         UInt(bitPattern: pthread_self())
         #else

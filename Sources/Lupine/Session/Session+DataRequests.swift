@@ -7,23 +7,17 @@ extension Session {
     func makeDataRequest(_ convertible: any URLRequestConvertible,
                          interceptor: (any RequestInterceptor)?,
                          shouldAutomaticallyResume: Bool?) -> DataRequest {
-        let request = DataRequest(convertible: convertible,
-                                  underlyingQueue: makeUnderlyingQueue(),
-                                  serializationQueue: serializationQueue,
-                                  eventMonitor: eventMonitor,
-                                  interceptor: interceptor,
-                                  delegate: self,
-                                  shouldAutomaticallyResume: shouldAutomaticallyResume,
-                                  defaultQueue: callbackQueue)
-        perform(request)
-        return request
+        perform(DataRequest(convertible: convertible,
+                            context: requestContext(interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume)))
     }
 
-    /// The queue a new request's events and state changes run on: the root queue, as in
-    /// Alamofire (a queue per request cost an allocation and a dispatch wake-up per request, and
-    /// bought nothing: request state is lock-protected).
-    func makeUnderlyingQueue() -> DispatchQueue {
-        rootQueue
+    /// What a new request is made with. Its underlying queue is the root queue, as in Alamofire
+    /// (a queue per request cost an allocation and a dispatch wake-up per request, and bought
+    /// nothing: request state is lock-protected).
+    func requestContext(interceptor: (any RequestInterceptor)?, shouldAutomaticallyResume: Bool?) -> RequestContext {
+        RequestContext(underlyingQueue: rootQueue, serializationQueue: serializationQueue, eventMonitor: eventMonitor,
+                       interceptor: interceptor, session: self, shouldAutomaticallyResume: shouldAutomaticallyResume,
+                       defaultQueue: callbackQueue)
     }
 }
 

@@ -8,16 +8,7 @@ extension Session {
                              interceptor: (any RequestInterceptor)?,
                              shouldAutomaticallyResume: Bool?,
                              destination: DownloadRequest.Destination?) -> DownloadRequest {
-        let request = DownloadRequest(downloadable: downloadable,
-                                      underlyingQueue: makeUnderlyingQueue(),
-                                      serializationQueue: serializationQueue,
-                                      eventMonitor: eventMonitor,
-                                      interceptor: interceptor,
-                                      delegate: self,
-                                      shouldAutomaticallyResume: shouldAutomaticallyResume,
-                                      defaultQueue: callbackQueue,
-                                      destination: destination)
-        perform(request)
-        return request
+        perform(DownloadRequest(downloadable: downloadable, destination: destination,
+                                context: requestContext(interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume)))
     }
 }

@@ -14,7 +14,8 @@ extension Session {
     }
 
     /// Registers a new request and starts its setup now (eager) or on first resume (lazy).
-    func perform(_ request: Request) {
+    @discardableResult
+    func perform<Made: Request>(_ request: Made) -> Made {
         // The flag is read under the same lock `shutdown` closes it under, so a request is either
         // registered before the shutdown looks for active requests, or refused.
         let isAccepted = activeRequests.withLockedValue { requests -> Bool in
@@ -24,10 +25,11 @@ extension Session {
         }
         guard isAccepted else {
             rejectAfterShutdown(request)
-            return
+            return request
         }
         tracing?.requestWasCreated(request)
         if requestSetup == .eager { readyToPerform(request: request) }
+        return request
     }
 
     /// The interceptor for `request`: the Session's adapters and retriers first, then the request's.

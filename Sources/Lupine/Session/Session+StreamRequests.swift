@@ -8,16 +8,7 @@ extension Session {
                                automaticallyCancelOnStreamError: Bool,
                                interceptor: (any RequestInterceptor)?,
                                shouldAutomaticallyResume: Bool?) -> DataStreamRequest {
-        let request = DataStreamRequest(convertible: convertible,
-                                        automaticallyCancelOnStreamError: automaticallyCancelOnStreamError,
-                                        underlyingQueue: makeUnderlyingQueue(),
-                                        serializationQueue: serializationQueue,
-                                        eventMonitor: eventMonitor,
-                                        interceptor: interceptor,
-                                        delegate: self,
-                                        shouldAutomaticallyResume: shouldAutomaticallyResume,
-                                        defaultQueue: callbackQueue)
-        perform(request)
-        return request
+        perform(DataStreamRequest(convertible: convertible, automaticallyCancelOnStreamError: automaticallyCancelOnStreamError,
+                                  context: requestContext(interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume)))
     }
 }

@@ -46,7 +46,7 @@ extension Session {
         }
         guard let host = url.host, !host.isEmpty else { throw Self.failure(.badURL, url: url) }
         var headerFields = (urlRequest.allHTTPHeaderFields ?? [:])
-            .sorted { $0.key.lowercased() < $1.key.lowercased() }
+            .sorted { Self.precedesIgnoringASCIICase($0.key, $1.key) }
             .map { HTTPHeader(name: $0.key, value: $0.value) }
         if let cookie = cookieHeader(for: urlRequest) { headerFields.append(cookie) }
         headerFields += conditionalHeaders
@@ -78,6 +78,23 @@ extension Session {
             NSURLErrorFailingURLErrorKey: url,
             NSLocalizedDescriptionKey: TransportErrorMapping.description(of: code),
         ]))
+    }
+
+    /// Whether `lhs` sorts before `rhs` when both are lowercased (ASCII), without lowercasing them:
+    /// the fields of every request are sorted so.
+    private static func precedesIgnoringASCIICase(_ lhs: String, _ rhs: String) -> Bool {
+        var left = lhs.utf8.makeIterator(), right = rhs.utf8.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil): return false
+            case (nil, _): return true
+            case (_, nil): return false
+            case let (leftByte?, rightByte?):
+                let leftLower = (0x41...0x5A).contains(leftByte) ? leftByte | 0x20 : leftByte
+                let rightLower = (0x41...0x5A).contains(rightByte) ? rightByte | 0x20 : rightByte
+                if leftLower != rightLower { return leftLower < rightLower }
+            }
+        }
     }
 
     /// URLRequest's own default `timeoutInterval`.

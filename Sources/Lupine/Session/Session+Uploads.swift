@@ -8,17 +8,8 @@ extension Session {
                            interceptor: (any RequestInterceptor)?,
                            shouldAutomaticallyResume: Bool?,
                            fileManager: FileManager) -> UploadRequest {
-        let request = UploadRequest(convertible: convertible,
-                                    underlyingQueue: makeUnderlyingQueue(),
-                                    serializationQueue: serializationQueue,
-                                    eventMonitor: eventMonitor,
-                                    interceptor: interceptor,
-                                    fileManager: fileManager,
-                                    delegate: self,
-                                    shouldAutomaticallyResume: shouldAutomaticallyResume,
-                                    defaultQueue: callbackQueue)
-        perform(request)
-        return request
+        perform(UploadRequest(convertible: convertible, fileManager: fileManager,
+                              context: requestContext(interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume)))
     }
 
     func makeUploadRequest(_ uploadable: UploadRequest.Uploadable,

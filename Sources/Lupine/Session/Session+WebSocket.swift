@@ -8,16 +8,7 @@ extension Session {
                               configuration: WebSocketRequest.Configuration,
                               interceptor: (any RequestInterceptor)?,
                               shouldAutomaticallyResume: Bool?) -> WebSocketRequest {
-        let request = WebSocketRequest(convertible: convertible,
-                                       configuration: configuration,
-                                       underlyingQueue: makeUnderlyingQueue(),
-                                       serializationQueue: serializationQueue,
-                                       eventMonitor: eventMonitor,
-                                       interceptor: interceptor,
-                                       delegate: self,
-                                       shouldAutomaticallyResume: shouldAutomaticallyResume,
-                                       defaultQueue: callbackQueue)
-        perform(request)
-        return request
+        perform(WebSocketRequest(convertible: convertible, configuration: configuration,
+                                 context: requestContext(interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume)))
     }
 }

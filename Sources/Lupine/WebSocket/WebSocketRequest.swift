@@ -65,22 +65,11 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
     /// The serial queue the async streams of `webSocketTask()` deliver on.
     let streamCompletionQueue: DispatchQueue
 
-    init(id: UUID = UUID(),
-         convertible: any URLRequestConvertible,
-         configuration: Configuration,
-         underlyingQueue: DispatchQueue,
-         serializationQueue: DispatchQueue,
-         eventMonitor: CompositeEventMonitor?,
-         interceptor: (any RequestInterceptor)?,
-         delegate: any RequestSession,
-         shouldAutomaticallyResume: Bool?,
-         defaultQueue: DispatchQueue) {
+    init(convertible: any URLRequestConvertible, configuration: Configuration, context: RequestContext) {
         self.convertible = convertible
         self.configuration = configuration
-        self.streamCompletionQueue = DispatchQueue(label: "lupine.webSocketStreamQueue-\(id)")
-        super.init(id: id, underlyingQueue: underlyingQueue, serializationQueue: serializationQueue,
-                   eventMonitor: eventMonitor, interceptor: interceptor, delegate: delegate,
-                   shouldAutomaticallyResume: shouldAutomaticallyResume, defaultQueue: defaultQueue)
+        self.streamCompletionQueue = DispatchQueue(label: "lupine.webSocketStreamQueue-\(context.id)")
+        super.init(context: context)
         onFinish { [weak self] in self?.didFinishSocket() }
     }
 
@@ -192,7 +181,7 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
 
     /// Forgets the error a close leaves: the explicit cancellation, or the transport's report of it.
     private func clearCloseCancellation() {
-        mutableState.withLockedValue { state in
+        mutableState.withLock { state in
             switch state.machine.error {
             case .explicitlyCancelled?:
                 state.machine.error = nil

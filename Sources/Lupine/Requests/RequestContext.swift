@@ -1,0 +1,15 @@
+import Foundation
+
+/// What every request of a Session is made with: its identity, its queues and monitors, the
+/// interceptor given to the Session's factory method, and the Session itself.
+struct RequestContext {
+    var id = UUID()
+    let underlyingQueue: DispatchQueue
+    let serializationQueue: DispatchQueue
+    let eventMonitor: CompositeEventMonitor?
+    let interceptor: (any RequestInterceptor)?
+    let session: any RequestSession
+    let shouldAutomaticallyResume: Bool?
+    /// Where handlers given the default queue run.
+    let defaultQueue: DispatchQueue
+}
