@@ -203,8 +203,10 @@ import Testing
                 return await Array(group)
             }
         }
-        // All three wait behind the one refresh before it ends.
-        #expect(await waitUntil { interceptor.isRefreshingWithWaiting(3) })
+        // All three wait behind the one refresh before it ends. The interceptor asks the
+        // authenticator from its own queue, a moment after it starts counting the refresh as
+        // running: released before it was asked for, the refresh would be held for good.
+        #expect(await waitUntil { interceptor.isRefreshingWithWaiting(3) && authenticator.held.current.count == 1 })
         authenticator.releaseRefreshes()
 
         for outcome in await outcomes.value {
