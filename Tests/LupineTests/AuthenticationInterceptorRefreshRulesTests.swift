@@ -19,7 +19,8 @@ import Testing
     }
 
     /// Counts what the interceptor asks; refreshes give `a1`, `a2`... or `result`, after 10 ms, or
-    /// wait for `releaseRefreshes()` while `holdsRefreshes` is set.
+    /// wait for `releaseRefreshes()` while `holdsRefreshes` is set (a refresh asked for after that
+    /// call is not held: a test whose wait for it timed out on a busy machine fails, not hangs).
     final class CountingAuthenticator: Authenticator, @unchecked Sendable {
         let applies = Locked(0)
         let refreshes = Locked(0)
@@ -28,6 +29,8 @@ import Testing
         let result: Result<Credential, RefreshFailure>?
         let holdsRefreshes: Bool
         let held = Locked<[@Sendable () -> Void]>([])
+        /// Set by `releaseRefreshes()`; read and written under `held`'s lock.
+        private let released = Locked(false)
 
         init(result: Result<Credential, RefreshFailure>? = nil, holdsRefreshes: Bool = false) {
             self.result = result
@@ -44,11 +47,13 @@ import Testing
             let count = refreshes.increment()
             let outcome: Result<Credential, any Error> = result.map { $0.mapError { $0 as any Error } }
                 ?? .success(Credential(accessToken: "a\(count)"))
-            if holdsRefreshes {
-                held.withValue { $0.append { completion(outcome) } }
-            } else {
-                DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) { completion(outcome) }
+            let isHeld = holdsRefreshes && held.withValue { held in
+                guard !released.current else { return false }
+                held.append { completion(outcome) }
+                return true
             }
+            guard !isHeld else { return }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) { completion(outcome) }
         }
 
         func didRequest(_ urlRequest: URLRequest, with response: HTTPURLResponse,
@@ -64,6 +69,7 @@ import Testing
 
         func releaseRefreshes() {
             let waiting = held.withValue { held in
+                released.withValue { $0 = true }
                 defer { held.removeAll() }
                 return held
             }
