@@ -56,6 +56,13 @@ final class HTTP1Connection: PooledConnection, ExchangeHandlerOwner, @unchecked 
         self.handler = handler
         self.pool = pool
         self.isDedicated = isDedicated
+        // A closed connection lets go of its idle timer at once. The timer outlives the idle
+        // period it was armed for (it is not cancelled when the connection is used again), so a
+        // connection closed while in use (the server closed it mid-response, or after a
+        // `Connection: close` response) would otherwise be held by it until it fired, a minute by
+        // default, with its channel and the channel's pooled receive buffers (up to 64 KiB each
+        // on a busy machine, where reads grow them): tens of MiB at a steady rate of closes.
+        channel.closeFuture.whenComplete { [weak self] _ in self?.channelDidClose() }
     }
 
     func run(_ exchange: EngineExchange) {
@@ -134,7 +141,16 @@ final class HTTP1Connection: PooledConnection, ExchangeHandlerOwner, @unchecked 
     }
 
     private func armIdleTimer(at deadline: NIODeadline) {
-        idleTimer = pool.clock.schedule(on: channel.eventLoop, at: deadline) { self.idleTimerFired() }
+        // Weakly: the pool keeps an open connection; the timer must not keep a closed one.
+        guard channel.isActive else { return }
+        idleTimer = pool.clock.schedule(on: channel.eventLoop, at: deadline) { [weak self] in self?.idleTimerFired() }
+    }
+
+    /// The channel closed (on its event loop): nothing is left for the idle timer to close.
+    private func channelDidClose() {
+        idleTimer?.cancel()
+        idleTimer = nil
+        idleSince = nil
     }
 
     private func idleTimerFired() {
