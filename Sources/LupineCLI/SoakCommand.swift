@@ -59,9 +59,16 @@ struct SoakCommand: AsyncParsableCommand {
     @Option(help: "Largest acceptable growth of resident memory after the warm-up, in MiB.")
     var growthLimit = 8
 
+    @Option(help: ArgumentHelp("Send only operations of this kind (its name in the report, such as \"resumed download\"), to tell which kind grows.",
+                               valueName: "kind"))
+    var only: String?
+
     func validate() throws {
         guard requests > 0, concurrency > 0, reportEvery > 0, warmUp >= 0, growthLimit > 0 else {
             throw ValidationError("--requests, --concurrency, --report-every and --growth-limit must be positive.")
+        }
+        if let only, SoakKind(rawValue: only) == nil {
+            throw ValidationError("--only: no kind named \"\(only)\"; the kinds: \(SoakKind.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
     }
 
@@ -93,6 +100,7 @@ struct SoakCommand: AsyncParsableCommand {
                 for session in sessions { await InterruptHandling.cancelRequests(of: session) }
             }
             defer { interrupts.stop() }
+            let onlyKind = only.flatMap(SoakKind.init(rawValue:))
             var intervalStart = Date()
             var intervalCount = 0
             await withTaskGroup(of: Void.self) { group in
@@ -101,7 +109,7 @@ struct SoakCommand: AsyncParsableCommand {
                     let index = next
                     next += 1
                     group.addTask {
-                        var kind = SoakKind.kind(for: index)
+                        var kind = onlyKind ?? SoakKind.kind(for: index)
                         if !endpoints.isAvailable(kind) { kind = .tinyGet }
                         let outcome = await kind.run(index: index, endpoints: endpoints)
                         tally.record(kind, label: outcome.label, expected: outcome.expected)
