@@ -397,8 +397,19 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private static func transportHead(_ head: HTTPResponseHead) -> TransportResponseHead {
-        TransportResponseHead(statusCode: Int(head.status.code), httpVersion: versionText(head.version),
-                              headerFields: head.headers.map { HTTPHeader(name: $0.name, value: $0.value) })
+        let fields: [HTTPHeader]
+        if head.version.major >= 2 {
+            // swift-nio-http2's HTTP/1 codec adds `transfer-encoding: chunked` to a response without
+            // content-length, for HTTP/1 handlers. HTTP/2 has no transfer-encoding (RFC 9113 section
+            // 8.2.2; swift-nio-http2 refuses one from the peer), so any here is the codec's: the
+            // caller sees the fields the server sent, as URLSession shows them.
+            fields = head.headers.compactMap { name, value in
+                name.lupineEqualsIgnoringASCIICase("transfer-encoding") ? nil : HTTPHeader(name: name, value: value)
+            }
+        } else {
+            fields = head.headers.map { HTTPHeader(name: $0.name, value: $0.value) }
+        }
+        return TransportResponseHead(statusCode: Int(head.status.code), httpVersion: versionText(head.version), headerFields: fields)
     }
 
     /// The server accepted the upgrade: the connection leaves the exchange machinery (no idle
