@@ -38,7 +38,7 @@ struct CellRun {
         let tls = path.usesTLS ? try LupineTestServerTLS(certificateChainFile: TLSFixture.path("chain.pem"),
                                                          privateKeyFile: TLSFixture.path("leaf-key.pem")) : nil
         // At connect on a proxied path, the proxy is what fails; the origin is never reached.
-        let proxyFails = cell.phase == .connect && [.httpProxy, .connectTunnel, .socks].contains(path)
+        let proxyFails = cell.phase == .connect && [.httpProxy, .connectTunnel, .socks, .webSocketThroughProxy].contains(path)
         let server = try await LupineFaultServer.start(plan, tls: proxyFails ? nil : tls, http2: path == .http2)
         var proxy: LupineTestProxy?
         var proxyPort: Int?
