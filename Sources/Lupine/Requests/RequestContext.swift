@@ -3,7 +3,7 @@ import Foundation
 /// What every request of a Session is made with: its identity, its queues and monitors, the
 /// interceptor given to the Session's factory method, and the Session itself.
 struct RequestContext {
-    var id = UUID()
+    var id = RequestIdentifiers.next()
     let underlyingQueue: DispatchQueue
     let serializationQueue: DispatchQueue
     let eventMonitor: CompositeEventMonitor?
