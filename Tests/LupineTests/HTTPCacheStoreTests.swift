@@ -243,6 +243,33 @@ import Testing
         #expect(server.hits(for: path) == 2)
     }
 
+    /// A body from the network shares the connection's receive buffer; the memory store keeps a
+    /// copy of its own, so that an entry never holds more than the bytes its cost counts.
+    @Test func memoryStoreKeepsNoBufferTheStoredBodyCameIn() throws {
+        let cache = URLCache(memoryCapacity: 1 << 20, diskCapacity: 0, diskPath: nil)
+        let store = HTTPCacheStores.store(for: cache)
+        let url = try #require(URL(string: "http://127.0.0.1:1/cached/\(UUID().uuidString)"))
+        let released = Locked(false)
+        do {
+            // Stands for a receive buffer: 64 KiB, of which the body is the first 64 bytes.
+            let capacity = 64 << 10
+            let buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+            buffer.initializeMemory(as: UInt8.self, repeating: 0x61, count: capacity)
+            let whole = Data(bytesNoCopy: buffer, count: capacity, deallocator: .custom { pointer, _ in
+                pointer.deallocate()
+                released.withValue { $0 = true }
+            })
+            let entry = HTTPCacheEntry(statusCode: 200, headerFields: ["Cache-Control": "max-age=60"],
+                                       requestTime: Date(), responseTime: Date(), varyValues: [:])
+            let body = whole.prefix(64)
+            store.store(StoredResponse(entry: entry, data: body, storagePolicy: .allowedInMemoryOnly),
+                        for: url, key: HTTPCacheKey(url), requestHeaders: [:])
+        }
+        #expect(released.withValue { $0 }, "the stored entry still holds the 64 KiB buffer its 64-byte body came in")
+        let stored = store.lookUp(url, key: HTTPCacheKey(url), requestHeaders: [:])
+        #expect(stored?.data == Data(repeating: 0x61, count: 64))
+    }
+
     // MARK: Clearing through the configured URLCache
 
     @Test func removeAllCachedResponsesClearsMemoryAndDisk() async throws {

@@ -98,6 +98,7 @@ final class HTTPCacheStore: @unchecked Sendable {
         let memoryCapacity = cache.memoryCapacity
         var cacheWasCleared = false
         if memoryCapacity > 0, response.cost <= memoryCapacity / 20 {
+            let response = response.withBodyInOwnStorage()
             cacheWasCleared = state.withLockedValue { state -> Bool in
                 let (marker, cleared) = state.markers.marker(for: url, in: cache)
                 if cleared { state.memory.removeAll() }

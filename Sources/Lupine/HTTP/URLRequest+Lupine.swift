@@ -58,8 +58,11 @@ extension URLRequest {
     }
 
     func lupineValidateHeaderFields() throws {
-        guard let fields = allHTTPHeaderFields else { return }
-        // Sorted so the reported field does not depend on dictionary order.
+        guard let fields = allHTTPHeaderFields,
+              fields.contains(where: { InvalidHTTPHeaderError.problem(name: $0.key, value: $0.value) != nil })
+        else { return }
+        // Sorted so the reported field does not depend on dictionary order (only when one fails:
+        // every request is checked).
         for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
             if let problem = InvalidHTTPHeaderError.problem(name: name, value: value) {
                 throw AFError.createURLRequestFailed(error: InvalidHTTPHeaderError(name: name, problem: problem))

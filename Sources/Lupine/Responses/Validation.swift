@@ -48,9 +48,11 @@ extension DataRequest {
 /// The validation rules shared by every request kind.
 enum ResponseValidation {
     static let acceptableStatusCodes = 200..<300
+    /// What a request without an Accept header accepts.
+    static let acceptsEverything = ["*/*"]
 
     static func acceptableContentTypes(for request: URLRequest?) -> [String] {
-        guard let accept = request?.value(forHTTPHeaderField: "Accept") else { return ["*/*"] }
+        guard let accept = request?.value(forHTTPHeaderField: "Accept") else { return acceptsEverything }
         return accept.components(separatedBy: ",")
     }
 
@@ -70,7 +72,9 @@ enum ResponseValidation {
         where S.Iterator.Element == String {
         guard !bodyIsEmpty else { return .success(()) }
         let acceptableTypes = Array(acceptable)
-        if acceptableTypes.contains(where: { MIMEType($0)?.isWildcard == true }) { return .success(()) }
+        // A request without an Accept header accepts `*/*`: no parsing needed.
+        if acceptableTypes == Self.acceptsEverything
+            || acceptableTypes.contains(where: { MIMEType($0)?.isWildcard == true }) { return .success(()) }
         return response.response.map { contentType($0, acceptable: acceptableTypes, bodyIsEmpty: false) }
     }
 

@@ -7,11 +7,6 @@ import FoundationNetworking
 // the request's cache policy, from Lupine's store for the configuration's `urlCache` (see
 // `HTTPCache` and `HTTPCacheStore`).
 extension Session {
-    /// The cache of the configuration's `urlCache`; nil when the configuration has none.
-    var httpCache: HTTPCache? {
-        configuration.urlCache.map { HTTPCache(urlCache: $0) }
-    }
-
     /// The request's own cache policy, or the configuration's `requestCachePolicy` when the
     /// request keeps the default `.useProtocolCachePolicy`.
     func cachePolicy(for request: URLRequest) -> URLRequest.CachePolicy {

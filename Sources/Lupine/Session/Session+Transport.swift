@@ -9,15 +9,17 @@ extension Session {
     /// `urlRequest` with the configuration's `httpAdditionalHeaders` added where the request does
     /// not set the same header itself: what the transport actually sends.
     func requestApplyingSessionDefaults(_ urlRequest: URLRequest) -> URLRequest {
-        guard let additional = configuration.httpAdditionalHeaders, !additional.isEmpty else { return urlRequest }
-        var request = urlRequest
+        guard !additionalHeaderFields.isEmpty else { return urlRequest }
+        var fields = urlRequest.allHTTPHeaderFields ?? [:]
+        var added = false
+        for field in additionalHeaderFields where !fields.keys.contains(where: { $0.lupineEqualsIgnoringASCIICase(field.name) }) {
+            fields[field.name] = field.value
+            added = true
+        }
+        guard added else { return urlRequest }
         // Assigned as a whole: `setValue` would silently drop a value holding CR or LF on Linux,
         // and such a value must fail validation instead.
-        var fields = urlRequest.allHTTPHeaderFields ?? [:]
-        for (key, value) in additional {
-            guard let name = key as? String, urlRequest.value(forHTTPHeaderField: name) == nil else { continue }
-            fields[name] = "\(value)"
-        }
+        var request = urlRequest
         request.allHTTPHeaderFields = fields
         return request
     }

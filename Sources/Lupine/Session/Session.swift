@@ -52,6 +52,11 @@ open class Session: @unchecked Sendable {
     /// The URLProtocol classes of the configuration that may answer requests in place of the
     /// transport (Foundation's own left out), read once as URLSession reads its configuration.
     let urlProtocolClasses: [URLProtocol.Type]
+    /// The cache of the configuration's `urlCache`, nil when it has none, and its
+    /// `httpAdditionalHeaders` as strings: read once, as URLSession reads its configuration
+    /// (a request then pays neither the bridging nor the store's registry lookup).
+    let httpCache: HTTPCache?
+    let additionalHeaderFields: [(name: String, value: String)]
     /// Traces requests; nil when no tracer was active at creation (see `TracingEventMonitor`).
     let tracing: TracingEventMonitor?
     /// Records metrics; nil when no metrics backend was active at creation (see `MetricsEventMonitor`).
@@ -153,6 +158,10 @@ open class Session: @unchecked Sendable {
         }
         self.configuration = configuration
         self.urlProtocolClasses = URLProtocolRegistry.userClasses(in: configuration)
+        httpCache = configuration.urlCache.map { HTTPCache(urlCache: $0) }
+        additionalHeaderFields = (configuration.httpAdditionalHeaders ?? [:])
+            .compactMap { key, value in (key as? String).map { (name: $0, value: "\(value)") } }
+            .sorted { $0.name < $1.name }
         self.rootQueue = serialRootQueue
         self.startRequestsImmediately = startRequestsImmediately
         self.requestSetup = requestSetup
