@@ -19,7 +19,8 @@ import Testing
     }
 
     /// Counts what the interceptor asks; refreshes give `a1`, `a2`... or `result`, after 10 ms, or
-    /// wait for `releaseRefreshes()` while `holdsRefreshes` is set.
+    /// wait for `releaseRefreshes()` while `holdsRefreshes` is set (a refresh asked for after that
+    /// call is not held: a test whose wait for it timed out on a busy machine fails, not hangs).
     final class CountingAuthenticator: Authenticator, @unchecked Sendable {
         let applies = Locked(0)
         let refreshes = Locked(0)
@@ -28,6 +29,8 @@ import Testing
         let result: Result<Credential, RefreshFailure>?
         let holdsRefreshes: Bool
         let held = Locked<[@Sendable () -> Void]>([])
+        /// Set by `releaseRefreshes()`; read and written under `held`'s lock.
+        private let released = Locked(false)
 
         init(result: Result<Credential, RefreshFailure>? = nil, holdsRefreshes: Bool = false) {
             self.result = result
@@ -44,11 +47,13 @@ import Testing
             let count = refreshes.increment()
             let outcome: Result<Credential, any Error> = result.map { $0.mapError { $0 as any Error } }
                 ?? .success(Credential(accessToken: "a\(count)"))
-            if holdsRefreshes {
-                held.withValue { $0.append { completion(outcome) } }
-            } else {
-                DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) { completion(outcome) }
+            let isHeld = holdsRefreshes && held.withValue { held in
+                guard !released.current else { return false }
+                held.append { completion(outcome) }
+                return true
             }
+            guard !isHeld else { return }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) { completion(outcome) }
         }
 
         func didRequest(_ urlRequest: URLRequest, with response: HTTPURLResponse,
@@ -64,6 +69,7 @@ import Testing
 
         func releaseRefreshes() {
             let waiting = held.withValue { held in
+                released.withValue { $0 = true }
                 defer { held.removeAll() }
                 return held
             }
@@ -203,8 +209,10 @@ import Testing
                 return await Array(group)
             }
         }
-        // All three wait behind the one refresh before it ends.
-        #expect(await waitUntil { interceptor.isRefreshingWithWaiting(3) })
+        // All three wait behind the one refresh before it ends. The interceptor asks the
+        // authenticator from its own queue, a moment after it starts counting the refresh as
+        // running: released before it was asked for, the refresh would be held for good.
+        #expect(await waitUntil { interceptor.isRefreshingWithWaiting(3) && authenticator.held.current.count == 1 })
         authenticator.releaseRefreshes()
 
         for outcome in await outcomes.value {

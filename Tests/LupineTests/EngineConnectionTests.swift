@@ -5,6 +5,7 @@ import FoundationNetworking
 @testable import Lupine
 import LupineTestServer
 import NIOCore
+import NIOEmbedded
 import Testing
 
 /// The engine's connections: one pool per origin with its limit, keep-alive reuse, idle
@@ -70,6 +71,41 @@ import Testing
         #expect(server.acceptedConnections == 2)
         #expect(server.hits(for: "/get") == 1)
         try await server.shutdown()
+    }
+
+    /// The pool chose a kept-alive connection that the server had closed a moment before, and it
+    /// was inactive when the exchange came to start on it: the exchange goes out on a new
+    /// connection. It failed with networkConnectionLost instead (its retry wanted an exchange
+    /// already running), 1 run in 5 of ConnectionReuseFaultTests' pooled-connection test.
+    @Test func exchangeHandedAConnectionThatClosedBeforeItStartedIsSentOnANewOne() async throws {
+        let server = try await LupineTestServer.start()
+        let pool = ConnectionPool(configuration: ConnectionEngine.Configuration())
+        let request = TransportRequest(url: try #require(URL(string: server.url("/get"))), method: .get, headerFields: [])
+        let events = EngineBodyTests.Recorder()
+        let (key, shareable) = try #require(ConnectionKey.make(for: request))
+        let exchange = EngineExchange(request: request, events: events, key: key, shareable: shareable, pool: pool)
+
+        try Self.startOnAReusedConnectionThatJustClosed(exchange)
+
+        #expect(await waitUntil { events.isComplete })
+        #expect(events.error == nil)
+        #expect(events.statusCode == 200)
+        #expect(server.acceptedConnections == 1)
+        await withCheckedContinuation { continuation in pool.shutdown { continuation.resume() } }
+        try await server.shutdown()
+    }
+
+    /// Starts `exchange`, waiting as the pool hands it over, on the handler of a connection that
+    /// carried exchanges before and has just closed (its handler not yet out of the pipeline).
+    private static func startOnAReusedConnectionThatJustClosed(_ exchange: EngineExchange) throws {
+        let channel = EmbeddedChannel()
+        let handler = ExchangeHandler(clock: SystemEngineClock())
+        try channel.pipeline.syncOperations.addHandler(handler)
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
+        channel.close(promise: nil)
+        #expect(exchange.beginWaiting())
+        handler.start(exchange, reused: true)
+        channel.embeddedEventLoop.run()
     }
 
     /// The retry on a new connection happens once: when that connection fails too, the request

@@ -5,11 +5,9 @@ import FoundationNetworking
 @testable import Lupine
 import Testing
 
-/// Alamofire's queue contract with Lupine's shorter path (completion on the transport's thread):
-/// a validator chained right after a response handler still applies. As with Alamofire, what
-/// leaves the caller that time is the request's asynchronous start and the network's round trip;
-/// a URLProtocol stub that answers at once can race a validator chained after the handler (chain
-/// validators first there, as Alamofire's own tests do).
+/// Alamofire's queue contract: a handler or a validator added right after the first response
+/// handler still applies, whether the answer comes from the network, a URLProtocol stub that
+/// answers at once or the HTTP cache.
 @Suite struct QueueContractTests {
     @Test func validatorAddedRightAfterTheResponseHandlerAppliesOverTheNetwork() async throws {
         let server = try await testServer()
@@ -34,6 +32,59 @@ import Testing
                     .response { continuation.resume(returning: $0.error) }
             }
             #expect(outcome?.responseCode == 200, "\(String(describing: outcome))")
+        }
+    }
+
+    @Test func validatorAddedRightAfterTheResponseHandlerAppliesToAStub() async throws {
+        let host = StubURLProtocol.host()
+        host.stub("/ok", .respond(status: 200, chunks: [Data("body".utf8)]))
+        let session = Session(configuration: .stubbed())
+        for _ in 0..<20 {
+            let outcome = await withCheckedContinuation { continuation in
+                session.request(host.url("/ok"))
+                    .response { continuation.resume(returning: $0.error) }
+                    .validate(statusCode: [201])
+            }
+            #expect(outcome?.responseCode == 200, "\(String(describing: outcome))")
+        }
+    }
+
+    /// A caller whose thread the scheduler set aside inside the `response` call that scheduled the
+    /// start, while the threads it woke answered (stood for here by the request's count of such
+    /// callers, held for 50 ms): the start waits for it, and what it chains still applies.
+    @Test func validatorChainedByACallerHeldUpInsideTheHandlerCallApplies() async throws {
+        let host = StubURLProtocol.host()
+        host.stub("/ok", .respond(status: 200, chunks: [Data("body".utf8)]))
+        let session = Session(configuration: .stubbed())
+        let outcome = await withCheckedContinuation { continuation in
+            let request = session.request(host.url("/ok"))
+            request.callersSchedulingStart.add(1, ordering: .sequentiallyConsistent)
+            request.response { continuation.resume(returning: $0.error) }
+            Thread.sleep(forTimeInterval: 0.05)
+            request.validate(statusCode: [201])
+            request.callersSchedulingStart.subtract(1, ordering: .sequentiallyConsistent)
+        }
+        #expect(outcome?.responseCode == 200, "\(String(describing: outcome))")
+        #expect(host.hits("/ok") == 1)
+    }
+
+    @Test func secondHandlerAddedRightAfterTheFirstRunsOnTheSameOutcome() async throws {
+        let server = try await testServer()
+        let url = server.url("/cached/contract?Cache-Control=max-age%3D60")
+        let session = HTTPCacheTests.session()
+        // Once from the network, then from the cache: both paths keep the contract.
+        for _ in 0..<2 {
+            let (first, second) = await withCheckedContinuation { continuation in
+                let seen = Locked<[Int?]>([])
+                session.request(url)
+                    .response { response in seen.withValue { $0.append(response.response?.statusCode) } }
+                    .response { response in
+                        let all = seen.withValue { $0 + [response.response?.statusCode] }
+                        continuation.resume(returning: (all.first ?? nil, all.last ?? nil))
+                    }
+            }
+            #expect(first == 200)
+            #expect(second == 200)
         }
     }
 }

@@ -26,7 +26,7 @@ private final class RecordingTask: TransportTask {
     @Test func pausesOnTheFirstReasonAndResumesOnlyWhenNoneIsLeft() {
         let demand = ReadDemand()
         let task = RecordingTask()
-        demand.attach(task)
+        demand.attach(task, hop: 1)
         #expect(task.recorded.isEmpty)
         demand.add(.suspended)
         demand.add(.streamConsumer)
@@ -44,21 +44,21 @@ private final class RecordingTask: TransportTask {
         let demand = ReadDemand()
         demand.add(.suspended)
         let task = RecordingTask()
-        demand.attach(task)
-        demand.attach(task)
+        demand.attach(task, hop: 1)
+        demand.attach(task, hop: 1)
         #expect(task.recorded == [.pause])
     }
 
     @Test func theReasonsOfAHopEndWithItAndTheRequestsCarryOver() {
         let demand = ReadDemand()
         let first = RecordingTask()
-        demand.attach(first)
+        demand.attach(first, hop: 1)
         demand.add([.suspended, .responseHandler, .redirectHandler, .diskWriter, .streamConsumer])
-        demand.detach(first)
+        demand.detach(first, hop: 1)
         #expect(demand.reasons == [.suspended, .streamConsumer])
         #expect(first.recorded == [.pause])
         let second = RecordingTask()
-        demand.attach(second)
+        demand.attach(second, hop: 2)
         #expect(second.recorded == [.pause])
         demand.remove([.suspended, .streamConsumer])
         #expect(second.recorded == [.pause, .resume])
@@ -69,11 +69,11 @@ private final class RecordingTask: TransportTask {
     @Test func aLateAnswerForAnEarlierHopChangesNothing() {
         let demand = ReadDemand()
         let first = RecordingTask()
-        demand.attach(first)
+        demand.attach(first, hop: 1)
         demand.add(.responseHandler, ifTask: first)
-        demand.detach(first)
+        demand.detach(first, hop: 1)
         let second = RecordingTask()
-        demand.attach(second)
+        demand.attach(second, hop: 2)
         demand.add(.responseHandler, ifTask: second)
         demand.remove(.responseHandler, ifTask: first)
         #expect(demand.reasons == [.responseHandler])
@@ -82,12 +82,41 @@ private final class RecordingTask: TransportTask {
         #expect(demand.reasons == [.responseHandler])
     }
 
+    /// An exchange that ended before the request attached it (a connection refused on the event
+    /// loop while `execute` had not returned yet) is not attached: held there, it would keep the
+    /// request alive through its events for good.
+    @Test func anExchangeThatEndedBeforeItWasAttachedIsNotHeld() {
+        var state = ReadDemandState()
+        let task = RecordingTask()
+        state.detach(task, hop: 1)
+        let attached = state.attach(task, hop: 1)
+        #expect(!attached)
+        #expect(state.task == nil)
+        // The next hop attaches as usual.
+        let next = RecordingTask()
+        let attachedNext = state.attach(next, hop: 2)
+        #expect(attachedNext && state.task === next)
+    }
+
+    /// A hop's `execute` that returns after the next hop has started (the redirect was answered
+    /// on the transport's thread meanwhile) does not take the place of the next hop's exchange.
+    @Test func anEarlierHopAttachedLateDoesNotReplaceTheNextOne() {
+        let demand = ReadDemand()
+        let first = RecordingTask(), second = RecordingTask()
+        demand.detach(first, hop: 1)
+        demand.attach(second, hop: 2)
+        demand.attach(first, hop: 1)
+        demand.add(.suspended)
+        #expect(second.recorded == [.pause])
+        #expect(first.recorded.isEmpty)
+    }
+
     /// A transport that delivers held events from inside `resumeReading()`: a pause asked for by
     /// such an event reaches the transport before `resumeReading()` returns.
     @Test func aPauseFromInsideResumeIsAppliedAtOnce() {
         let demand = ReadDemand()
         let task = RecordingTask()
-        demand.attach(task)
+        demand.attach(task, hop: 1)
         demand.add(.streamConsumer)
         let seenInside = NIOLockedValueBox<[RecordingTask.Call]>([])
         task.onResume.withLockedValue { onResume in
@@ -107,7 +136,7 @@ private final class RecordingTask: TransportTask {
     @Test func callsAlternateWhateverTheThreads() async {
         let demand = ReadDemand()
         let task = RecordingTask()
-        demand.attach(task)
+        demand.attach(task, hop: 1)
         let reasons: [ReadPauseReason] = [.suspended, .responseHandler, .redirectHandler, .streamConsumer, .diskWriter]
         await withTaskGroup(of: Void.self) { group in
             for reason in reasons {
@@ -134,7 +163,7 @@ private final class RecordingTask: TransportTask {
     @Test func aPauseFromAnotherThreadDuringAResumeHasReachedTheTaskWhenItReturns() async {
         let demand = ReadDemand()
         let task = RecordingTask()
-        demand.attach(task)
+        demand.attach(task, hop: 1)
         demand.add(.streamConsumer)
         let inside = DispatchSemaphore(value: 0)
         task.onResume.withLockedValue { onResume in
@@ -155,8 +184,8 @@ private final class RecordingTask: TransportTask {
     @Test func theStateAloneAnswersWhichCallComesNext() {
         var state = ReadDemandState()
         let task = RecordingTask()
-        let attached = state.attach(task)
-        let attachedAgain = state.attach(task)
+        let attached = state.attach(task, hop: 1)
+        let attachedAgain = state.attach(task, hop: 1)
         #expect(attached && !attachedAgain)
         let nothing = state.nextStep()
         #expect(nothing == nil)

@@ -70,16 +70,18 @@ final class ReadDemand: @unchecked Sendable {
         }
     }
 
-    /// `task` is the exchange in force (a new hop): it is paused at once when a reason is in force.
-    func attach(_ task: any TransportTask) {
+    /// `task`, the exchange of hop `hop`, is in force: it is paused at once when a reason is in
+    /// force. Nothing happens when that hop or a later one has ended, or a later hop is attached.
+    func attach(_ task: any TransportTask, hop: Int) {
         lock.withLock {
-            if state.attach(task) { applySteps() }
+            if state.attach(task, hop: hop) { applySteps() }
         }
     }
 
-    /// `task` ended: it is told nothing more, and the reasons of its hop end with it.
-    func detach(_ task: any TransportTask) {
-        lock.withLock { state.detach(task) }
+    /// `task`, the exchange of hop `hop`, ended: it is told nothing more, and the reasons of its
+    /// hop end with it. Also when it was not attached yet: a later `attach` of it does nothing.
+    func detach(_ task: any TransportTask, hop: Int) {
+        lock.withLock { state.detach(task, hop: hop) }
     }
 
     /// Makes the calls that bring the exchange in line with the reasons.
@@ -105,6 +107,12 @@ struct ReadDemandState {
     /// The exchange in force, and what it was last told.
     private(set) var task: (any TransportTask)?
     private(set) var isTaskPaused = false
+    /// The hop of the last exchange attached, and the last hop that ended (hops of a request are
+    /// numbered in order, and one ends before the next starts). An exchange may end before the
+    /// request attaches it (a transport that fails inside `execute`, or on another thread before
+    /// `execute` has returned): attached then, it would be held, and the request with it, for good.
+    private(set) var attachedHop = 0
+    private(set) var endedHop = 0
 
     enum Step {
         case pause(any TransportTask)
@@ -126,15 +134,18 @@ struct ReadDemandState {
         reasons.subtract(reason)
     }
 
-    /// A new exchange, not told anything yet; false when `newTask` already is the one in force.
-    mutating func attach(_ newTask: any TransportTask) -> Bool {
-        guard task !== newTask else { return false }
+    /// A new exchange, not told anything yet; false when `newTask` already is the one in force,
+    /// or when its hop has ended or is older than the one in force.
+    mutating func attach(_ newTask: any TransportTask, hop: Int) -> Bool {
+        guard task !== newTask, hop > endedHop, hop >= attachedHop else { return false }
         task = newTask
+        attachedHop = hop
         isTaskPaused = false
         return true
     }
 
-    mutating func detach(_ ended: any TransportTask) {
+    mutating func detach(_ ended: any TransportTask, hop: Int) {
+        endedHop = max(endedHop, hop)
         guard task === ended else { return }
         task = nil
         isTaskPaused = false

@@ -146,8 +146,9 @@ extension Request {
         }
         let usesNetwork = replay == nil && urlProtocolClass == nil
         let cancelled = mutableState.withLock { $0.machine.hopDidStart(hopID, task: task, usesNetwork: usesNetwork) }
-        // Paused at once when a reason is in force (a hop that starts while suspended).
-        readDemand.attach(task)
+        // Paused at once when a reason is in force (a hop that starts while suspended). Not when
+        // the exchange already ended, from inside `execute` or on the transport's thread.
+        readDemand.attach(task, hop: hopID)
         if cancelled { task.cancel() }
         replay?.start()
     }

@@ -57,6 +57,9 @@ public class Request: @unchecked Sendable {
     let readDemand = ReadDemand()
     /// Whether `eventMonitor(_:)` added monitors: until then an event reads no lock for them.
     let hasAddedMonitors = Synchronization.Atomic(false)
+    /// Callers inside a response-handler call that scheduled the request's start (see
+    /// `appendResponseSerializer`): the start waits until they have left.
+    let callersSchedulingStart = Synchronization.Atomic(0)
 
     init(context: RequestContext) {
         id = context.id

@@ -47,7 +47,7 @@ final class RequestExchange: TransportEvents {
 
     func transportDidReceive(_ task: any TransportTask, head received: TransportResponseHead) {
         // Events may come before `execute` returns: the demand must know the hop's task first.
-        request.readDemand.attach(task)
+        request.readDemand.attach(task, hop: hopID)
         let now = Date()
         request.hopResponseArrived(hopID, task: task, at: now)
         var head = received
@@ -133,7 +133,7 @@ final class RequestExchange: TransportEvents {
     }
 
     func transportDidComplete(_ task: any TransportTask, error: URLError?) {
-        request.readDemand.detach(task)
+        request.readDemand.detach(task, hop: hopID)
         if error != nil, let protocolFailure = (task as? URLProtocolExchange)?.protocolFailure {
             // A URLProtocol's own error, as Alamofire reports it.
             request.didCompleteTransfer(error: protocolFailure)

@@ -170,15 +170,25 @@ final class EngineExchange: TransportTask {
     }
 
     /// Goes back to waiting for a connection after its reused connection died before any byte of
-    /// the response; false when it was retried before (or ended meanwhile).
+    /// the response, or before the exchange could start on it (the pool chose it while it was
+    /// closing); false when it was retried before (or ended meanwhile).
     func prepareRetry() -> Bool {
-        state.withLock { state in
-            guard !state.retried, case .running = state.phase else { return false }
+        let (retries, waitTimer) = state.withLock { state -> (Bool, Scheduled<Void>?) in
+            guard !state.retried else { return (false, nil) }
+            let waitTimer: Scheduled<Void>?
+            switch state.phase {
+            case .running: waitTimer = nil
+            case let .waiting(timer): waitTimer = timer
+            case .created, .ended: return (false, nil)
+            }
             state.retried = true
             state.phase = .waiting(nil)
             state.stalled = false
-            return true
+            return (true, waitTimer)
         }
+        // The pool arms a new one for the new wait.
+        waitTimer?.cancel()
+        return retries
     }
 
     /// Whether the request can be sent again from the start.
