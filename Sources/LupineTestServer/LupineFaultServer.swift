@@ -131,6 +131,12 @@ public final class LupineFaultServer: Sendable {
         return "\(scheme)://127.0.0.1:\(port)\(path)"
     }
 
+    /// The local ports of the server's own connections that fill a never-accepting listener's
+    /// queue: client sockets of this process towards `port` that are not the client's.
+    public var queuedClientPorts: Set<Int> {
+        Set(fillers.compactMap { $0.localAddress?.port })
+    }
+
     /// Connections accepted so far (the queued ones of a never-accepting listener excluded).
     public var acceptedConnections: Int { counters.accepted.withLock { $0 } }
 

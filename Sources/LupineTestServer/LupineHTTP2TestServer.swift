@@ -124,6 +124,14 @@ final class HTTP2StreamResponder: ChannelInboundHandler {
             context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(50)) { context.close(promise: nil) }
             return
         }
+        if request.path == "/h2/no-content-length" {
+            // A body whose length the head does not announce: the stream's end ends it.
+            let headers = HTTPHeaders([("content-type", "text/plain"), ("x-stream-id", streamID(of: context))])
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http2, status: .ok, headers: headers))), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "no length announced")))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            return
+        }
         perform(Router.plan(for: request), context: context)
     }
 

@@ -10,9 +10,8 @@ import LupineTestServer
 ///
 /// A cell `ends` in exactly one outcome within its timeouts (a request timeout of 2 s, a resource
 /// timeout of 4 s, the connect and TLS handshake bounded by the request timeout), with no crash, no
-/// hang, no socket left open towards the server and no temporary file left behind. A `pending`
-/// cell is a promise the engine does not keep yet: it runs, and is expected to fail, so that it
-/// is noticed when it starts to pass. A cell that cannot happen on a path is `notApplicable`.
+/// hang, no socket left open towards the server and no temporary file left behind. A cell that
+/// cannot happen on a path is `notApplicable`.
 extension FaultMatrixTests {
     static let table: [Row] = [
         // Plain HTTP/1.1.
@@ -81,8 +80,7 @@ extension FaultMatrixTests {
 
         // WebSocket (ws://): the upgrade is the response head; automatic pings every 0.5 s, a
         // message limit of 1 KiB.
-        Row(.webSocket, .connect, [timedOut, .pending(.urlError(.networkConnectionLost), because: webSocketMapsResetAsRefused, sometimes: true), lost,
-                                   speaksFirst, nothingToOversize, nothingToDrip]),
+        Row(.webSocket, .connect, [timedOut, lost, lost, speaksFirst, nothingToOversize, nothingToDrip]),
         Row(.webSocket, .tlsHandshake, Array(repeating: noTLS, count: 6)),
         Row(.webSocket, .poolWait, Array(repeating: ownConnection, count: 6)),
         Row(.webSocket, .requestBody, Array(repeating: noRequestBody, count: 6)),
@@ -91,10 +89,7 @@ extension FaultMatrixTests {
         Row(.webSocket, .webSocketFrames, [lost, lost, lost, badResponse, .ends(.urlError(.dataLengthExceedsMaximum)), succeeds]),
 
         // WebSocket through an HTTP proxy (a CONNECT tunnel); at connect, the proxy is faulty.
-        Row(.webSocketThroughProxy, .connect,
-            [timedOut, .pending(.urlError(.networkConnectionLost), because: webSocketTunnelFailuresDiffer, sometimes: true), lost,
-             .pending(.urlError(.cannotConnectToHost), because: webSocketTunnelFailuresDiffer, sometimes: false),
-             nothingToOversize, nothingToDrip]),
+        Row(.webSocketThroughProxy, .connect, [timedOut, lost, lost, cannotConnect, nothingToOversize, nothingToDrip]),
         Row(.webSocketThroughProxy, .tlsHandshake, Array(repeating: noTLS, count: 6)),
         Row(.webSocketThroughProxy, .poolWait, Array(repeating: ownConnection, count: 6)),
         Row(.webSocketThroughProxy, .requestBody, Array(repeating: noRequestBody, count: 6)),
@@ -112,12 +107,10 @@ extension FaultMatrixTests {
     static let cannotConnect = Promise.ends(.urlError(.cannotConnectToHost))
     static let succeeds = Promise.ends(.succeeds)
     static func status(_ code: Int) -> Promise { .ends(.status(code)) }
-    /// Garbage before any request on a plain connection: badServerResponse when the first exchange
-    /// started before it arrived, networkConnectionLost when the connection, untrustworthy, was
-    /// closed before the exchange started on it.
-    static let speaksFirst = Promise.pending(.urlError(.badServerResponse), because:
-        "the engine fails the first exchange of a connection whose server spoke first with badServerResponse or networkConnectionLost, by timing",
-        sometimes: true)
+    /// Garbage before any request on a plain connection: it answers no request, so the request the
+    /// connection was opened for fails as a malformed response, whether the garbage arrived before or
+    /// after the request started on it.
+    static let speaksFirst = badResponse
 
     // MARK: Cells that cannot happen, and why
 
@@ -135,16 +128,4 @@ extension FaultMatrixTests {
     static let ownConnection = Promise.notApplicable("a WebSocket upgrade takes a connection of its own and waits for none")
     static let noRequestBody = Promise.notApplicable("a WebSocket upgrade has no request body")
     static let noResponseBody = Promise.notApplicable("after a 101 there is no HTTP body: frames follow")
-    static let webSocketMapsResetAsRefused =
-        "#14: the WebSocket connection path reports a reset right after the connect as cannotConnectToHost when it comes first, the engine as networkConnectionLost"
-    static let webSocketTunnelFailuresDiffer =
-        "#14: a proxy that resets or answers garbage to the CONNECT of a WebSocket upgrade ends it with cannotConnectToHost and badServerResponse, where the same proxy ends an https tunnel with networkConnectionLost and cannotConnectToHost"
-
-    /// The same promises, not kept yet for `reason`.
-    static func pending(_ promises: [Promise], _ reason: String) -> [Promise] {
-        promises.map { promise in
-            guard case let .ends(outcome) = promise else { return promise }
-            return .pending(outcome, because: reason, sometimes: false)
-        }
-    }
 }

@@ -67,10 +67,6 @@ import Testing
     enum Promise: Sendable {
         /// The cell ends in this outcome.
         case ends(Outcome)
-        /// The cell should end in this outcome but does not yet (or, `sometimes`, not always), for the
-        /// reason given: it runs as a known issue, and (unless `sometimes`) fails once the promise is
-        /// kept, so that the table gets updated.
-        case pending(Outcome, because: String, sometimes: Bool)
         /// The cell cannot happen on this path, for the reason given.
         case notApplicable(String)
     }
@@ -93,13 +89,9 @@ import Testing
         let phase: Phase
         let kind: FaultKind
         let expected: Outcome
-        /// Why the promise is not kept yet, for a pending cell.
-        let pending: String?
-        /// A pending cell whose promise is kept on some runs.
-        var intermittent = false
 
         var testDescription: String {
-            "\(path.rawValue)/\(phase.rawValue)/\(kind.rawValue) -> \(expected)" + (pending == nil ? "" : " (pending)")
+            "\(path.rawValue)/\(phase.rawValue)/\(kind.rawValue) -> \(expected)"
         }
     }
 
@@ -109,9 +101,7 @@ import Testing
             zip(FaultKind.allCases, row.promises).compactMap { kind, promise in
                 switch promise {
                 case let .ends(outcome):
-                    return Cell(path: row.path, phase: row.phase, kind: kind, expected: outcome, pending: nil)
-                case let .pending(outcome, reason, sometimes):
-                    return Cell(path: row.path, phase: row.phase, kind: kind, expected: outcome, pending: reason, intermittent: sometimes)
+                    return Cell(path: row.path, phase: row.phase, kind: kind, expected: outcome)
                 case .notApplicable:
                     return nil
                 }
@@ -141,15 +131,8 @@ import Testing
         let run = try await CellRun.start(cell)
         let observed = await run.perform()
         #expect(!observed.hung, "\(cell.testDescription): no outcome within the watchdog's 20 s")
-        if let reason = cell.pending {
-            withKnownIssue(Comment(rawValue: reason), isIntermittent: cell.intermittent) {
-                #expect(observed.outcome == cell.expected, "\(cell.testDescription): observed \(observed.outcome)")
-                #expect(run.wentThroughProxy, "\(cell.testDescription): the proxy saw nothing")
-            }
-        } else {
-            #expect(observed.outcome == cell.expected, "\(cell.testDescription): observed \(observed.outcome)")
-            #expect(run.wentThroughProxy, "\(cell.testDescription): the proxy saw nothing")
-        }
+        #expect(observed.outcome == cell.expected, "\(cell.testDescription): observed \(observed.outcome)")
+        #expect(run.wentThroughProxy, "\(cell.testDescription): the proxy saw nothing")
         await run.finish(expectingOpenConnections: cell.expected == .succeeds)
     }
 }

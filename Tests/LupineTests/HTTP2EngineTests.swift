@@ -71,6 +71,22 @@ import Testing
         #expect(server.acceptedConnections == 1)
     }
 
+    /// swift-nio-http2's HTTP/1 codec adds `transfer-encoding: chunked` to a response that announces
+    /// no length; an HTTP/2 response has none (RFC 9113 section 8.2.2), and the caller sees none
+    /// (seen against nginx over h2).
+    @Test func responseWithoutContentLengthShowsNoTransferEncoding() async throws {
+        let server = try await server()
+        let session = try session()
+        let response = await session.request(server.url("/h2/no-content-length")).serializingString().response
+        try await server.shutdown()
+
+        #expect(response.value == "no length announced")
+        let fields = response.response?.allHeaderFields.keys.compactMap { $0 as? String } ?? []
+        #expect(fields.contains { $0.lowercased() == "content-type" })
+        #expect(!fields.contains { $0.lowercased() == "transfer-encoding" }, "\(fields)")
+        #expect(response.response?.value(forHTTPHeaderField: "Transfer-Encoding") == nil)
+    }
+
     @Test func gzipBodyIsDecodedOnAStreamAndABombFails() async throws {
         let server = try await server()
         let session = try session()

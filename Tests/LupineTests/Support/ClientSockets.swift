@@ -5,8 +5,9 @@ import Foundation
 /// ports in /proc/self/net/tcp. Sockets of servers in the same process (local port = the port) are
 /// not counted; other tests running at the same time use other ports.
 enum ClientSockets {
-    /// The inodes of the sockets connected to one of `ports`; nil where /proc cannot be read.
-    static func open(toPorts ports: Set<Int>) -> Set<Int>? {
+    /// The inodes of the sockets connected to one of `ports`, except those whose local port is in
+    /// `excludedLocalPorts`; nil where /proc cannot be read.
+    static func open(toPorts ports: Set<Int>, excludingLocalPorts excludedLocalPorts: Set<Int> = []) -> Set<Int>? {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return nil }
         var descriptors = Set<Int>()
         for name in names {
@@ -20,7 +21,9 @@ enum ClientSockets {
             for line in text.split(separator: "\n").dropFirst() {
                 let columns = line.split(separator: " ")
                 guard columns.count > 9, let remotePort = columns[2].split(separator: ":").last.flatMap({ Int($0, radix: 16) }),
-                      ports.contains(remotePort), let inode = Int(columns[9]), descriptors.contains(inode) else { continue }
+                      ports.contains(remotePort), let inode = Int(columns[9]), descriptors.contains(inode),
+                      let localPort = columns[1].split(separator: ":").last.flatMap({ Int($0, radix: 16) }),
+                      !excludedLocalPorts.contains(localPort) else { continue }
                 matched.insert(inode)
             }
         }
@@ -29,10 +32,11 @@ enum ClientSockets {
 
     /// Waits (polling, up to `patience`) until no socket to `ports` other than `baseline` is open;
     /// returns those still open then.
-    static func leaked(toPorts ports: Set<Int>, beyond baseline: Set<Int>, patience: Duration = .seconds(5)) async -> Set<Int> {
+    static func leaked(toPorts ports: Set<Int>, beyond baseline: Set<Int>, excludingLocalPorts excludedLocalPorts: Set<Int> = [],
+                       patience: Duration = .seconds(5)) async -> Set<Int> {
         let deadline = ContinuousClock.now + patience
         while true {
-            let extra = (open(toPorts: ports) ?? []).subtracting(baseline)
+            let extra = (open(toPorts: ports, excludingLocalPorts: excludedLocalPorts) ?? []).subtracting(baseline)
             if extra.isEmpty || ContinuousClock.now >= deadline { return extra }
             try? await Task.sleep(for: .milliseconds(20))
         }

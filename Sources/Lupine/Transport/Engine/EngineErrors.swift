@@ -64,6 +64,8 @@ enum EngineErrors {
             return .cannotDecodeContentData
         case let error as HTTPParserError:
             return error == .invalidEOFState || error == .closedConnection ? .networkConnectionLost : .badServerResponse
+        // A response to no request, or one the decoder refuses (SwiftNIO's own checks).
+        case is NIOHTTPDecoderError: return .badServerResponse
         case let error as NIOConnectionError:
             if let first = error.connectionErrors.first { return code(for: first.error) }
             return error.dnsAError != nil || error.dnsAAAAError != nil ? .cannotFindHost : .cannotConnectToHost

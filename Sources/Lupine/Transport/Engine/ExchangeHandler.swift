@@ -19,6 +19,12 @@ protocol ExchangeHandlerOwner: AnyObject {
     /// the event loop once they are in place, with false if that failed (the connection closes).
     func exchangeHandler(_ handler: ExchangeHandler, switchesTo upgrade: any ProtocolUpgrade,
                          switched: @escaping (Bool) -> Void)
+
+    /// The server sent bytes on a connection that never carried an exchange, before any request.
+    /// True when the connection is already promised to an exchange (leased from the pool, or not
+    /// in it yet): the handler keeps the fault and fails that exchange with it. False when nobody
+    /// is to use the connection (it was idle in the pool and has been taken out): it closes.
+    func exchangeHandlerKeepsUnsolicitedInput(_ handler: ExchangeHandler) -> Bool
 }
 
 /// Drives one exchange at a time through the `TransportEvents` contract, on an HTTP/1.1
@@ -77,6 +83,11 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var channelEnded = false
     /// Exchanges started on this connection or stream.
     private(set) var startedExchanges = 0
+    /// The server sent bytes before the first request of a connection promised to an exchange
+    /// (see `ExchangeHandlerOwner.exchangeHandlerKeepsUnsolicitedInput`): they answer no request,
+    /// so that exchange fails with `badServerResponse` as soon as it starts, whichever came first
+    /// on the event loop, the bytes or the exchange.
+    private(set) var serverSpokeFirst = false
 
     init(clock: any EngineClock) {
         self.clock = clock
@@ -110,9 +121,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = unwrapInboundIn(data)
         guard let exchange else {
-            // Bytes with no exchange to answer are not a response to anything: a connection that
-            // sends them cannot be trusted with the next request.
-            context.close(promise: nil)
+            unsolicitedInput(context: context)
             return
         }
         if endPending {
@@ -144,6 +153,11 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if exchange == nil, Self.isMalformedResponse(error) {
+            // Bytes that are no HTTP response, with no exchange to answer.
+            unsolicitedInput(context: context)
+            return
+        }
         if endPending, let exchange {
             // The response was whole; what came after it is not.
             endPending = false
@@ -170,6 +184,24 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelInactive()
     }
 
+    /// Bytes with no exchange to answer are not a response to anything: a connection that sent
+    /// them cannot be trusted with a request. An idle connection closes; a new one already promised
+    /// to an exchange keeps the fault for it, so that the exchange fails the same way whether the
+    /// bytes were read before or after it started.
+    private func unsolicitedInput(context: ChannelHandlerContext) {
+        if serverSpokeFirst { return }
+        if startedExchanges == 0, let owner, owner.exchangeHandlerKeepsUnsolicitedInput(self) {
+            serverSpokeFirst = true
+        } else {
+            context.close(promise: nil)
+        }
+    }
+
+    /// Whether `error` is the HTTP decoder refusing what the server sent.
+    private static func isMalformedResponse(_ error: any Error) -> Bool {
+        error is HTTPParserError || error is NIOHTTPDecoderError
+    }
+
     private var heldResponseIsComplete: Bool {
         held.contains { if case .end = $0 { true } else { false } }
     }
@@ -179,6 +211,14 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Runs `exchange` here. `reused` says whether the connection carried exchanges before, which
     /// allows one retry on a new connection if it proves dead before any response byte.
     func start(_ exchange: EngineExchange, reused: Bool) {
+        if serverSpokeFirst {
+            // Whatever became of the connection since, the server's first bytes were the fault.
+            context?.close(promise: nil)
+            exchange.finish(error: exchange.failure(.badServerResponse,
+                                                    "The server at \(exchange.key.authority) sent bytes that are not an HTTP response "
+                                                        + "before the request; the request was not sent."))
+            return
+        }
         guard let context, let bound, context.channel.isActive, self.exchange == nil else {
             // The connection died between the pool's choice and now.
             if reused, exchange.bodyIsReplayable, exchange.prepareRetry() {
@@ -357,8 +397,19 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private static func transportHead(_ head: HTTPResponseHead) -> TransportResponseHead {
-        TransportResponseHead(statusCode: Int(head.status.code), httpVersion: versionText(head.version),
-                              headerFields: head.headers.map { HTTPHeader(name: $0.name, value: $0.value) })
+        let fields: [HTTPHeader]
+        if head.version.major >= 2 {
+            // swift-nio-http2's HTTP/1 codec adds `transfer-encoding: chunked` to a response without
+            // content-length, for HTTP/1 handlers. HTTP/2 has no transfer-encoding (RFC 9113 section
+            // 8.2.2; swift-nio-http2 refuses one from the peer), so any here is the codec's: the
+            // caller sees the fields the server sent, as URLSession shows them.
+            fields = head.headers.compactMap { name, value in
+                name.lupineEqualsIgnoringASCIICase("transfer-encoding") ? nil : HTTPHeader(name: name, value: value)
+            }
+        } else {
+            fields = head.headers.map { HTTPHeader(name: $0.name, value: $0.value) }
+        }
+        return TransportResponseHead(statusCode: Int(head.status.code), httpVersion: versionText(head.version), headerFields: fields)
     }
 
     /// The server accepted the upgrade: the connection leaves the exchange machinery (no idle

@@ -131,9 +131,20 @@ final class HTTP1Connection: PooledConnection, ExchangeHandlerOwner, @unchecked 
         pool.release(self)
     }
 
+    func exchangeHandlerKeepsUnsolicitedInput(_ handler: ExchangeHandler) -> Bool {
+        // Idle in the pool: taken out and closed, never used. Otherwise an exchange has it or is
+        // about to (the pool handed it over, or has not got it yet and hands it to a waiter).
+        !pool.takeIdle(self)
+    }
+
     /// Marks the connection idle in its pool; the idle timer closes it if it stays unused. One
     /// timer serves many idle periods: it re-arms itself instead of being cancelled on each use.
     func becameIdle() {
+        if handler.serverSpokeFirst, pool.takeIdle(self) {
+            // The server spoke before the pool had the connection, and nobody was waiting for it.
+            channel.close(promise: nil)
+            return
+        }
         let now = pool.clock.now
         idleSince = now
         guard idleTimer == nil else { return }

@@ -105,6 +105,11 @@ final class HTTP2Connection: PooledConnection, ExchangeHandlerOwner, @unchecked 
         switched(false)
     }
 
+    func exchangeHandlerKeepsUnsolicitedInput(_ handler: ExchangeHandler) -> Bool {
+        // A stream's handler is in place before its exchange starts; nothing is promised to it.
+        false
+    }
+
     func cancelRunningExchanges() {
         for handler in running.values {
             if let exchange = handler.exchange { handler.cancel(exchange) }

@@ -70,8 +70,13 @@ final class HTTPConnectTunnelHandler: ChannelInboundHandler, RemovableChannelHan
         }
         let leftOver = received
         context.fireUserInboundEventTriggered(Established())
+        // Bytes of the origin that came in the same read as the answer (a server that speaks
+        // first) go on before this handler leaves: once it has left, its context leads nowhere.
+        if leftOver.readableBytes > 0 {
+            context.fireChannelRead(wrapInboundOut(leftOver))
+            context.fireChannelReadComplete()
+        }
         context.pipeline.syncOperations.removeHandler(self, promise: nil)
-        if leftOver.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(leftOver)) }
     }
 
     /// The status code of the answer's status line, or nil when it is not an HTTP/1 status line.
