@@ -48,6 +48,10 @@ final class RecordingOwner: ExchangeHandlerOwner {
         // The request asked for no upgrade: a 101 must not switch the connection.
         fuzzRequire(false, "a connection switched protocols for a request that asked for no upgrade")
     }
+
+    /// The connection was opened for the fuzzed exchange: bytes that come before its request
+    /// fail that exchange, as on a new connection of the pool.
+    func exchangeHandlerKeepsUnsolicitedInput(_ handler: ExchangeHandler) -> Bool { true }
 }
 
 final class ResponseRecorder: TransportEvents, @unchecked Sendable {
