@@ -133,6 +133,8 @@ import Testing
         #expect(!observed.hung, "\(cell.testDescription): no outcome within the watchdog's 20 s")
         #expect(observed.outcome == cell.expected, "\(cell.testDescription): observed \(observed.outcome)")
         #expect(run.wentThroughProxy, "\(cell.testDescription): the proxy saw nothing")
-        await run.finish(expectingOpenConnections: cell.expected == .succeeds)
+        // An HTTP/2 stream's failure leaves the connection the other streams share open, as
+        // URLSession does; it is closed when the Session shuts down (checked then).
+        await run.finish(expectingOpenConnections: cell.expected == .succeeds || cell.path == .http2)
     }
 }

@@ -16,9 +16,16 @@ enum ClientSockets {
             descriptors.insert(inode)
         }
         var matched = Set<Int>()
+        // A socket's line names the port in hex, after a colon, in its local or remote address.
+        let portTokens = ports.map { ":" + String($0, radix: 16, uppercase: true).lupinePadded(to: 4) + " " }
         for table in ["/proc/self/net/tcp", "/proc/self/net/tcp6"] {
-            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
-            for line in text.split(separator: "\n").dropFirst() {
+            // Read to the end: `String(contentsOfFile:)` stops after the first 4 KiB of a /proc
+            // file (27 lines of a table that lists every socket of the network namespace).
+            guard let handle = FileHandle(forReadingAtPath: table) else { continue }
+            let data = (try? handle.readToEnd()) ?? Data()
+            try? handle.close()
+            let text = String(decoding: data, as: UTF8.self)
+            for line in text.split(separator: "\n").dropFirst() where portTokens.contains(where: { line.contains($0) }) {
                 let columns = line.split(separator: " ")
                 guard columns.count > 9, let remotePort = columns[2].split(separator: ":").last.flatMap({ Int($0, radix: 16) }),
                       ports.contains(remotePort), let inode = Int(columns[9]), descriptors.contains(inode),
@@ -40,5 +47,12 @@ enum ClientSockets {
             if extra.isEmpty || ContinuousClock.now >= deadline { return extra }
             try? await Task.sleep(for: .milliseconds(20))
         }
+    }
+}
+
+private extension String {
+    /// The string with leading zeros up to `width` characters.
+    func lupinePadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -26,6 +26,11 @@ final class TLSContexts: Sendable {
         configuration.trustRoots = .certificates([])
         // Not `.none`, which would skip the callback; the evaluator checks the host name.
         configuration.certificateVerification = .noHostnameVerification
+        // A connection Lupine closes (a timeout, a failure, an idle one) is done with: its socket
+        // closes at once, as URLSession's does, instead of waiting up to swift-nio-ssl's default
+        // 5 s for a silent peer's close_notify (the fault matrix saw a tunnel's socket outlive its
+        // timed-out request by those 5 s).
+        configuration.shutdownTimeout = .milliseconds(100)
         if let credential {
             configuration.certificateChain = credential.sslCertificates.map { .certificate($0) }
             configuration.privateKey = .privateKey(credential.sslPrivateKey)
