@@ -79,9 +79,13 @@ extension DataStreamRequestTests {
         #expect(await waitUntil { request.isCancelled })
     }
 
+    /// Large enough that loopback does not deliver it whole between the first bytes and
+    /// `suspend()` (16 MiB sometimes did, on a quiet machine).
+    static let suspendedBodySize = 64 << 20
+
     @Test func suspendStopsReadingUntilResume() async throws {
         let server = try await testServer()
-        let request = AF.streamRequest(server.url("/bytes/\(16 << 20)"))
+        let request = AF.streamRequest(server.url("/bytes/\(Self.suspendedBodySize)"))
         let consumed = Locked(0)
         let done = Locked(false)
         request.responseStream { stream in
@@ -97,10 +101,10 @@ extension DataStreamRequestTests {
         // A handler catching up with a backpressure pause while suspended must not read on: both
         // are reasons of one read demand, and reading resumes only when neither holds.
         #expect(request.downloadProgress.completedUnitCount == whileSuspended)
-        #expect(whileSuspended < 16 << 20)
+        #expect(whileSuspended < Self.suspendedBodySize)
         request.resume()
         #expect(await waitUntil(timeout: 10) { done.current })
-        #expect(consumed.current == 16 << 20)
+        #expect(consumed.current == Self.suspendedBodySize)
     }
 }
 
