@@ -22,28 +22,28 @@ import Testing
     }
 
     @Test func validatorChainedBeforeTheHandlerAppliesToAStubThatAnswersAtOnce() async throws {
-        let host = StubURLProtocol.host()
-        host.stub("/ok", .respond(status: 200, chunks: [Data("body".utf8)]))
-        let session = Session(configuration: .stubbed())
-        for _ in 0..<20 {
-            let outcome = await withCheckedContinuation { continuation in
-                session.request(host.url("/ok"))
-                    .validate(statusCode: [201])
-                    .response { continuation.resume(returning: $0.error) }
-            }
-            #expect(outcome?.responseCode == 200, "\(String(describing: outcome))")
+        try await expectValidatorAppliesToAStub { request, handler in
+            request.validate(statusCode: [201]).response(completionHandler: handler)
         }
     }
 
     @Test func validatorAddedRightAfterTheResponseHandlerAppliesToAStub() async throws {
+        try await expectValidatorAppliesToAStub { request, handler in
+            request.response(completionHandler: handler).validate(statusCode: [201])
+        }
+    }
+
+    /// Twenty requests to a URLProtocol stub that answers 200 at once, each chained by `chain`
+    /// with a validator accepting only 201 and a handler: each fails that validation.
+    private func expectValidatorAppliesToAStub(
+        _ chain: (DataRequest, @escaping @Sendable (AFDataResponse<Data?>) -> Void) -> Void
+    ) async throws {
         let host = StubURLProtocol.host()
         host.stub("/ok", .respond(status: 200, chunks: [Data("body".utf8)]))
         let session = Session(configuration: .stubbed())
         for _ in 0..<20 {
             let outcome = await withCheckedContinuation { continuation in
-                session.request(host.url("/ok"))
-                    .response { continuation.resume(returning: $0.error) }
-                    .validate(statusCode: [201])
+                chain(session.request(host.url("/ok"))) { continuation.resume(returning: $0.error) }
             }
             #expect(outcome?.responseCode == 200, "\(String(describing: outcome))")
         }

@@ -17,7 +17,7 @@ enum ClientSockets {
         }
         var matched = Set<Int>()
         // A socket's line names the port in hex, after a colon, in its local or remote address.
-        let portTokens = ports.map { ":" + String($0, radix: 16, uppercase: true).lupinePadded(to: 4) + " " }
+        let portTokens = ports.map { String(format: ":%04X ", $0) }
         for table in ["/proc/self/net/tcp", "/proc/self/net/tcp6"] {
             // Read to the end: `String(contentsOfFile:)` stops after the first 4 KiB of a /proc
             // file (27 lines of a table that lists every socket of the network namespace).
@@ -47,12 +47,5 @@ enum ClientSockets {
             if extra.isEmpty || ContinuousClock.now >= deadline { return extra }
             try? await Task.sleep(for: .milliseconds(20))
         }
-    }
-}
-
-private extension String {
-    /// The string with leading zeros up to `width` characters.
-    func lupinePadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
