@@ -1,6 +1,22 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
+// The ThreadSanitizer build: `LUPINE_TSAN=1 swift build --sanitize=thread ...` (README,
+// "ThreadSanitizer"). On Linux `Synchronization.Mutex` is a futex that TSan cannot see, so under
+// TSan every access to state it guards looks like a race. In this build our own targets get the
+// define LUPINE_TSAN, under which each declares a `Mutex` of its own (their Mutex.swift) that
+// shadows Synchronization's: a pthread lock from LupineSanitizerSupport. Every other build is
+// untouched and does not even list that target.
+let sanitizerBuild = Context.environment["LUPINE_TSAN"] == "1"
+let sanitizerDependencies: [Target.Dependency] = sanitizerBuild ? ["LupineSanitizerSupport"] : []
+let sanitizerSettings: [SwiftSetting] = sanitizerBuild ? [.define("LUPINE_TSAN")] : []
+let sanitizerTargets: [Target] = sanitizerBuild ? [
+    .target(
+        name: "LupineSanitizerSupport",
+        dependencies: [.product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
+    ),
+] : []
+
 let package = Package(
     name: "Lupine",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
@@ -53,7 +69,8 @@ let package = Package(
                 // and measured without the user wiring a middleware (see TracingEventMonitor).
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Metrics", package: "swift-metrics"),
-            ]
+            ] + sanitizerDependencies,
+            swiftSettings: sanitizerSettings
         ),
         .systemLibrary(
             name: "CLupineZlib",
@@ -70,7 +87,8 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-            ]
+            ] + sanitizerDependencies,
+            swiftSettings: sanitizerSettings
         ),
         .executableTarget(
             name: "LupineCLI",
@@ -78,7 +96,8 @@ let package = Package(
                 "Lupine",
                 "LupineTestServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ] + sanitizerDependencies,
+            swiftSettings: sanitizerSettings
         ),
         .testTarget(
             name: "LupineTests",
@@ -133,5 +152,5 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
-    ]
+    ] + sanitizerTargets
 )

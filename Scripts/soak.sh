@@ -7,14 +7,26 @@
 # that ended otherwise than expected, or a crash.
 #
 #   Scripts/soak.sh [requests] [extra lupine soak options...]     (release build in .build-release)
+#
+# With LUPINE_TSAN=1 both processes are built with ThreadSanitizer (in .build-tsan; see
+# Package.swift for why that build needs the variable) and each writes its reports to
+# $TSAN_LOG.<pid> (default .build-tsan/tsan.<pid>); any report fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 requests="${1:-1000000}"
 shift || true
 scratch="${SCRATCH_PATH:-.build-release}"
+sanitize=()
+if [ "${LUPINE_TSAN:-}" = 1 ]; then
+    scratch="${SCRATCH_PATH:-.build-tsan}"
+    sanitize=(--sanitize=thread)
+    reports="${TSAN_LOG:-$scratch/tsan}"
+    rm -f "$reports".*
+    export TSAN_OPTIONS="halt_on_error=0 log_path=$reports ${TSAN_OPTIONS:-}"
+fi
 
-swift build -c release --scratch-path "$scratch" --product lupine >&2
-binary="$(swift build -c release --scratch-path "$scratch" --show-bin-path)/lupine"
+swift build -c release "${sanitize[@]}" --scratch-path "$scratch" --product lupine >&2
+binary="$(swift build -c release "${sanitize[@]}" --scratch-path "$scratch" --show-bin-path)/lupine"
 
 tls=Tests/LupineTests/Resources/TLS
 source Scripts/lupine-server.sh
@@ -30,4 +42,9 @@ status=0
     --http-proxy "$(field http-proxy)" --socks-proxy "$(field socks-proxy)" --pin-cert "$tls/chain.pem" "$@" || status=$?
 kill -0 "$server_pid" 2>/dev/null || { echo "soak: the server process died" >&2; status=1; }
 if [ "$status" -gt 128 ]; then echo "soak: lupine soak crashed (signal $((status - 128)))" >&2; fi
+if [ "${LUPINE_TSAN:-}" = 1 ]; then
+    found=$(cat "$reports".* 2>/dev/null | grep -c '^WARNING: ThreadSanitizer' || true)
+    echo "soak: $found ThreadSanitizer report(s) (each process's in $reports.<pid>)" >&2
+    [ "$found" -eq 0 ] || status=1
+fi
 exit "$status"
