@@ -10,19 +10,23 @@
 #
 # With LUPINE_TSAN=1 both processes are built with ThreadSanitizer (in .build-tsan; see
 # Package.swift for why that build needs the variable) and each writes its reports to
-# $TSAN_LOG.<pid> (default .build-tsan/tsan.<pid>); any report fails the run.
+# $TSAN_LOG.<pid> (default .build-tsan/tsan.<pid>); any report fails the run. Reports in the
+# Swift runtime that are not races are suppressed by Scripts/tsan-suppressions.txt, which says why.
+# Memory growth is left to the plain soak: TSan's own shadow memory and history grow with the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 requests="${1:-1000000}"
 shift || true
 scratch="${SCRATCH_PATH:-.build-release}"
 sanitize=()
+limits=()
 if [ "${LUPINE_TSAN:-}" = 1 ]; then
     scratch="${SCRATCH_PATH:-.build-tsan}"
     sanitize=(--sanitize=thread)
     reports="${TSAN_LOG:-$scratch/tsan}"
-    rm -f "$reports".*
-    export TSAN_OPTIONS="halt_on_error=0 log_path=$reports ${TSAN_OPTIONS:-}"
+    rm -f "$reports".[0-9]*
+    export TSAN_OPTIONS="halt_on_error=0 log_path=$reports suppressions=$(pwd)/Scripts/tsan-suppressions.txt ${TSAN_OPTIONS:-}"
+    limits=(--growth-limit 1024)
 fi
 
 swift build -c release "${sanitize[@]}" --scratch-path "$scratch" --product lupine >&2
@@ -39,11 +43,11 @@ field() { sed -n "s/^$1 //p" "$server_output"; }
 
 status=0
 "$binary" soak --requests "$requests" --server "$base_url" --tls-server "$(field tls)" --http2-server "$(field h2)" \
-    --http-proxy "$(field http-proxy)" --socks-proxy "$(field socks-proxy)" --pin-cert "$tls/chain.pem" "$@" || status=$?
+    --http-proxy "$(field http-proxy)" --socks-proxy "$(field socks-proxy)" --pin-cert "$tls/chain.pem" "${limits[@]}" "$@" || status=$?
 kill -0 "$server_pid" 2>/dev/null || { echo "soak: the server process died" >&2; status=1; }
 if [ "$status" -gt 128 ]; then echo "soak: lupine soak crashed (signal $((status - 128)))" >&2; fi
 if [ "${LUPINE_TSAN:-}" = 1 ]; then
-    found=$(cat "$reports".* 2>/dev/null | grep -c '^WARNING: ThreadSanitizer' || true)
+    found=$(cat "$reports".[0-9]* 2>/dev/null | grep -c '^WARNING: ThreadSanitizer' || true)
     echo "soak: $found ThreadSanitizer report(s) (each process's in $reports.<pid>)" >&2
     [ "$found" -eq 0 ] || status=1
 fi
