@@ -10,20 +10,24 @@ struct CacheControl: Equatable {
     private(set) var directives: [String: String?] = [:]
 
     /// Parses the comma-separated directives of every given field value.
+    ///
+    /// Optional whitespace is ASCII (RFC 9110, section 5.6.3): it is trimmed without Foundation,
+    /// whose `trimmingCharacters(in:)` bridges through NSString on Linux and cost about 2% of a
+    /// small request answered with `Cache-Control: no-store`.
     init(_ fieldValues: [String]) {
         for value in fieldValues {
             for item in Self.split(value) {
-                let trimmed = item.trimmingCharacters(in: .whitespaces)
+                let trimmed = item.lupineTrimmingASCIIWhitespace()
                 guard !trimmed.isEmpty else { continue }
                 let name: String
                 var argument: String?
                 if let equals = trimmed.firstIndex(of: "=") {
-                    name = trimmed[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
-                    var raw = trimmed[trimmed.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+                    name = trimmed[..<equals].lupineTrimmingASCIIWhitespace().lowercased()
+                    var raw = trimmed[trimmed.index(after: equals)...].lupineTrimmingASCIIWhitespace()
                     if raw.count >= 2, raw.hasPrefix("\""), raw.hasSuffix("\"") {
-                        raw = String(raw.dropFirst().dropLast())
+                        raw = raw.dropFirst().dropLast()
                     }
-                    argument = raw
+                    argument = String(raw)
                 } else {
                     name = trimmed.lowercased()
                 }
@@ -63,20 +67,23 @@ struct CacheControl: Equatable {
     }
 
     /// Splits at commas that are not inside a quoted string.
-    private static func split(_ value: String) -> [String] {
-        var items: [String] = []
-        var current = ""
+    private static func split(_ value: String) -> [Substring] {
+        // Over UTF-8 bytes: commas and quotes are ASCII, so the indices are Character boundaries.
+        var items: [Substring] = []
+        let bytes = value.utf8
+        var start = bytes.startIndex
         var quoted = false
-        for character in value {
-            if character == "\"" { quoted.toggle() }
-            if character == ",", !quoted {
-                items.append(current)
-                current = ""
-            } else {
-                current.append(character)
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") { quoted.toggle() }
+            if byte == UInt8(ascii: ","), !quoted {
+                items.append(value[start..<index])
+                start = bytes.index(after: index)
             }
+            index = bytes.index(after: index)
         }
-        items.append(current)
+        items.append(value[start...])
         return items
     }
 }

@@ -41,6 +41,9 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
         /// The key part (the key's SHA-256) of every name in `index`: a key without a file is a
         /// miss before its file is even named (naming costs a second hash and the URL's group).
         var keyHashes: Set<Substring> = []
+        /// The key parts of the keys looked up lately: a miss on a URL asked for again costs no
+        /// SHA-256 (it was about 1.5% of a small GET's CPU time with a non-empty disk cache).
+        var recentKeyHashes: [String: Substring] = [:]
         var totalSize = 0
         var clock: UInt64 = 0
         /// Files per group tag, and the corelibs identifier behind each tag with a marker file.
@@ -68,7 +71,7 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
     func read(_ key: HTTPCacheKey, url: URL) -> HTTPCacheFile? {
         state.withLockedValue { state in
             open(&state)
-            guard !state.keyHashes.isEmpty, state.keyHashes.contains(Substring(Self.keyHash(key))) else { return nil }
+            guard !state.keyHashes.isEmpty, state.keyHashes.contains(Self.keyHash(key, remembering: &state)) else { return nil }
             let (name, tag, _) = Self.fileName(for: key, url: url)
             guard let bytes = try? Data(contentsOf: directory.appendingPathComponent(name)) else {
                 forget(name, in: &state)
@@ -277,6 +280,16 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
     /// The first part of the file name of `key`.
     private static func keyHash(_ key: HTTPCacheKey) -> String {
         hex(SHA256.hash(data: Data(key.string.utf8)))
+    }
+
+    /// `keyHash(key)`, remembered for the next lookup of the same key (up to 256 keys, then the
+    /// memory starts again).
+    private static func keyHash(_ key: HTTPCacheKey, remembering state: inout State) -> Substring {
+        if let known = state.recentKeyHashes[key.string] { return known }
+        let hash = Substring(keyHash(key))
+        if state.recentKeyHashes.count >= 256 { state.recentKeyHashes.removeAll(keepingCapacity: true) }
+        state.recentKeyHashes[key.string] = hash
+        return hash
     }
 
     /// The key part of a file name (before its first dot).

@@ -141,7 +141,7 @@ enum HTTPCacheRules {
     /// The lowercased names `Vary` lists; nil for `Vary: *`, which no request ever matches.
     static func varyNames(_ headers: [String: String]) -> [String]? {
         guard let vary = value(of: "Vary", in: headers) else { return [] }
-        let names = vary.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+        let names = vary.split(separator: ",").map { $0.lupineTrimmingASCIIWhitespace().lowercased() }.filter { !$0.isEmpty }
         return names.contains("*") ? nil : names
     }
 
@@ -190,7 +190,7 @@ enum HTTPCacheRules {
         let date = value(of: "Date", in: headerFields).flatMap(HTTPDate.parse) ?? responseTime
         // Age is delta-seconds (RFC 9111, section 5.1): digits only, the largest value kept when too
         // large; anything else ("1e20", "inf", "-5") is not an age and is ignored.
-        let ageValue = value(of: "Age", in: headerFields).flatMap { CacheControl.deltaSeconds($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        let ageValue = value(of: "Age", in: headerFields).flatMap { CacheControl.deltaSeconds(String($0.lupineTrimmingASCIIWhitespace())) } ?? 0
         let apparentAge = max(0, responseTime.timeIntervalSince(date))
         let responseDelay = responseTime.timeIntervalSince(requestTime)
         return max(apparentAge, ageValue + responseDelay)

@@ -75,11 +75,12 @@ struct CookieJar: @unchecked Sendable {
     /// The unexpired cookies to send to `url`: domain, path and `Secure` matched, longest path
     /// first. Expired cookies met on the way are deleted.
     func cookies(for url: URL, now: Date = Date()) -> [HTTPCookie] {
-        guard let host = Self.host(of: url) else { return [] }
+        // An empty storage answers before the URL is taken apart (a Foundation call per part).
+        guard let stored = storage.cookies, !stored.isEmpty, let host = Self.host(of: url) else { return [] }
         let isSecure = url.scheme?.lowercased() == "https"
         let path = Self.requestPath(of: url)
         var matching: [HTTPCookie] = []
-        for cookie in storage.cookies ?? [] {
+        for cookie in stored {
             if let expiry = cookie.expiresDate, expiry <= now {
                 storage.deleteCookie(cookie)
                 continue

@@ -33,10 +33,13 @@ extension StringProtocol {
     ///
     /// The whitespace HTTP fields carry is ASCII; Foundation's `trimmingCharacters(in:)` bridges
     /// through NSString on Linux, which showed up in the validation of every response.
-    func lupineTrimmingASCIIWhitespace() -> SubSequence {
-        let isWhitespace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" }
-        guard let first = firstIndex(where: { !isWhitespace($0) }),
-              let last = lastIndex(where: { !isWhitespace($0) }) else { return self[endIndex...] }
-        return self[first...last]
+    func lupineTrimmingASCIIWhitespace() -> SubSequence where UTF8View: BidirectionalCollection {
+        // Over UTF-8 bytes, not Characters: no grapheme breaking. The bytes trimmed are ASCII, so
+        // the indices found are Character boundaries too.
+        let isWhitespace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+        let bytes = utf8
+        guard let first = bytes.firstIndex(where: { !isWhitespace($0) }),
+              let last = bytes.lastIndex(where: { !isWhitespace($0) }) else { return self[endIndex...] }
+        return self[first..<bytes.index(after: last)]
     }
 }

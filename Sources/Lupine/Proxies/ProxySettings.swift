@@ -26,6 +26,8 @@ struct ProxySettings: Sendable, Equatable {
 
     /// The proxy for `url`, or nil for a direct connection.
     func proxy(for url: URL) -> TransportProxy? {
+        // Without any proxy the URL is not even read (its parts cost a Foundation call each).
+        guard httpProxy != nil || httpsProxy != nil || socksProxy != nil else { return nil }
         guard let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else { return nil }
         let port = url.port ?? (scheme == "https" || scheme == "wss" ? 443 : 80)
         if bypassesLoopback, ProxyBypassList.isLoopback(host) { return nil }

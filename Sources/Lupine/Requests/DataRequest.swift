@@ -19,15 +19,43 @@ public class DataRequest: Request, @unchecked Sendable {
     public let convertible: any URLRequestConvertible
 
     /// Body bytes of the current attempt (nil until data arrives; cleared on retry).
-    public var data: Data? { dataState.withLock { $0.data } }
+    public var data: Data? { dataState.withLock { $0.collectedData() } }
 
     struct DataState {
         var data: Data?
+        /// Where a large body of announced length is collected instead of `data`, until someone
+        /// reads it (see `LargeBodyBuffer`).
+        var largeBody: LargeBodyBuffer?
         /// Content-Length of the response, used to size the buffer once.
         var expectedLength = 0
         /// The bound on `data`; lowered only by tests, before the request is resumed.
         var maximumSize = DataRequest.maximumDataSize
         var validators: [@Sendable () -> Void] = []
+
+        /// Adds a part of the body; returns the bytes collected so far.
+        mutating func append(_ part: Data) -> Int {
+            if data == nil, largeBody == nil {
+                largeBody = LargeBodyBuffer(capacity: expectedLength)
+                if largeBody == nil { data = Data(capacity: max(expectedLength, part.count)) }
+            }
+            if let largeBody {
+                if largeBody.append(part) { return largeBody.count }
+                // More than announced (a URLProtocol may send it): collected in a Data from now on.
+                data = collectedData()
+            }
+            data?.append(part)
+            return data?.count ?? 0
+        }
+
+        /// The body collected so far. A large body moves from its buffer into a `Data` without a
+        /// copy, so that every reader shares that one value.
+        mutating func collectedData() -> Data? {
+            if let largeBody {
+                data = largeBody.handOff()
+                self.largeBody = nil
+            }
+            return data
+        }
     }
 
     /// Inline in the request: one allocation fewer than a boxed lock.
@@ -58,14 +86,7 @@ public class DataRequest: Request, @unchecked Sendable {
 
     override func didReceiveBodyPart(_ data: Data, task: any TransportTask) {
         let (received, maximumSize) = dataState.withLock { state -> (Int64, Int64) in
-            if state.data == nil {
-                var buffer = Data(capacity: max(state.expectedLength, data.count))
-                buffer.append(data)
-                state.data = buffer
-            } else {
-                state.data?.append(data)
-            }
-            return (Int64(state.data?.count ?? 0), state.maximumSize)
+            (Int64(state.append(data)), state.maximumSize)
         }
         if received > maximumSize {
             failTransfer(with: .dataLengthExceedsMaximum, task: task)
@@ -77,6 +98,7 @@ public class DataRequest: Request, @unchecked Sendable {
     override func resetForRetry() {
         dataState.withLock { state in
             state.data = nil
+            state.largeBody = nil
             state.expectedLength = 0
         }
     }
