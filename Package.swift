@@ -5,8 +5,9 @@ import PackageDescription
 // "ThreadSanitizer"). On Linux `Synchronization.Mutex` is a futex that TSan cannot see, so under
 // TSan every access to state it guards looks like a race. In this build our own targets get the
 // define LUPINE_TSAN, under which each declares a `Mutex` of its own (their Mutex.swift) that
-// shadows Synchronization's: a pthread lock from LupineSanitizerSupport. Every other build is
-// untouched and does not even list that target.
+// shadows Synchronization's: a pthread lock from LupineSanitizerSupport. LupineCLITests is the one
+// test target with a Mutex of its own. Every other build is untouched and does not even list
+// that target.
 let sanitizerBuild = Context.environment["LUPINE_TSAN"] == "1"
 let sanitizerDependencies: [Target.Dependency] = sanitizerBuild ? ["LupineSanitizerSupport"] : []
 let sanitizerSettings: [SwiftSetting] = sanitizerBuild ? [.define("LUPINE_TSAN")] : []
@@ -118,7 +119,8 @@ let package = Package(
                 "LupineCLI",
                 "Lupine",
                 "LupineTestServer",
-            ]
+            ] + sanitizerDependencies,
+            swiftSettings: sanitizerSettings
         ),
         // Integrations with other server-side packages, each in a small target of its own so that
         // the core library does not carry their dependencies.
