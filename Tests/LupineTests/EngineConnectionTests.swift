@@ -58,6 +58,33 @@ import Testing
         try await server.shutdown()
     }
 
+    /// The pool's one wait sweep: a waiter with a short timeout that queued behind one with a long
+    /// timeout still times out on time, and the other keeps its place and runs.
+    @Test func waitersForAPooledConnectionTimeOutEachAtItsOwnDeadline() async throws {
+        let server = try await LupineTestServer.start()
+        let clock = ManualEngineClock()
+        let configuration = URLSessionConfiguration.af.default
+        configuration.httpMaximumConnectionsPerHost = 1
+        let session = Session.onManualClock(clock, configuration: configuration)
+        // Holds the only connection until it is cancelled.
+        let holder = session.request(server.url("/delay/30")).serializingData()
+        #expect(await waitUntil { clock.requestsSent == 1 })
+        let patient = session.request(server.url("/get?n=patient")) { $0.timeoutInterval = 30 }.serializingData()
+        #expect(await clock.waitForTimers(dueWithin: .seconds(30)))
+        let hasty = session.request(server.url("/get?n=hasty")) { $0.timeoutInterval = 5 }.serializingData()
+        #expect(await clock.waitForTimers(dueWithin: .seconds(5)))
+
+        clock.advance(by: .seconds(6))
+        let hastyResponse = await hasty.response
+        #expect((hastyResponse.error?.underlyingError as? URLError)?.code == .timedOut)
+        // The connection frees up: the patient waiter, still in line, takes it.
+        holder.cancel()
+        #expect(await holder.response.error?.isExplicitlyCancelledError == true)
+        #expect(await patient.response.response?.statusCode == 200)
+        #expect(server.hits(for: "/get") == 1)
+        try await server.shutdown()
+    }
+
     @Test func requestOnAReusedConnectionThatDiesBeforeAnsweringIsRetriedOnANewOne() async throws {
         let server = try await LupineTestServer.start()
         let session = Session()

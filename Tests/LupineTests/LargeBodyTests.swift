@@ -35,6 +35,19 @@ import Testing
         #expect(requestData == response.data)
     }
 
+    /// A server that announces 20 MiB and closes after 10: the request fails as any cut body does,
+    /// and its retry collects its own body from the start (not after the first attempt's bytes).
+    @Test func largeBodyCutShortFailsAndARetryStartsAfresh() async throws {
+        let server = try await testServer()
+        let half = Self.size / 2
+        let policy = RetryPolicy(retryLimit: 1, exponentialBackoffScale: 0, retryableURLErrorCodes: [.networkConnectionLost])
+        let request = AF.request(server.url("/fault/close-mid-body?bytes=\(half)"), interceptor: policy)
+        let response = await request.serializingData().response
+        #expect(response.error?.sessionTaskURLErrorCode == .networkConnectionLost)
+        #expect(request.retryCount == 1)
+        #expect((response.data?.count ?? 0) <= half)
+    }
+
     #if os(Linux)
     @Test func bufferRefusesWhatDoesNotFitAndHandsItsBytesOff() throws {
         let capacity = LargeBodyBuffer.minimumSize

@@ -17,8 +17,9 @@ final class EngineExchange: TransportTask {
     enum Phase {
         /// Not yet handed to the pool.
         case created
-        /// Waiting for a connection; the timer bounds the wait.
-        case waiting(Scheduled<Void>?)
+        /// Waiting for a connection until the deadline, when the pool has set one (its wait
+        /// sweep ends the exchange then).
+        case waiting(NIODeadline?)
         /// Running in a handler on its event loop.
         case running(NIOLoopBound<ExchangeHandler>)
         /// Completed.
@@ -64,15 +65,15 @@ final class EngineExchange: TransportTask {
     // MARK: TransportTask
 
     func cancel() {
-        enum Action { case none, leavePool(Scheduled<Void>?), handler(NIOLoopBound<ExchangeHandler>) }
+        enum Action { case none, leavePool, handler(NIOLoopBound<ExchangeHandler>) }
         let action = state.withLock { state -> Action in
             switch state.phase {
             case .created:
                 state.cancelledBeforeStart = true
                 return .none
-            case let .waiting(timer):
+            case .waiting:
                 state.phase = .ended
-                return .leavePool(timer)
+                return .leavePool
             case let .running(handler):
                 return .handler(handler)
             case .ended:
@@ -82,8 +83,7 @@ final class EngineExchange: TransportTask {
         switch action {
         case .none:
             break
-        case let .leavePool(timer):
-            timer?.cancel()
+        case .leavePool:
             pool.removeWaiter(self)
             finish(error: failure(.cancelled))
         case let .handler(handler):
@@ -125,34 +125,34 @@ final class EngineExchange: TransportTask {
         }
     }
 
-    /// Arms the timer bounding the wait for a connection; it is cancelled when the exchange starts.
-    func setWaitTimer(_ timer: Scheduled<Void>) {
-        let keep = state.withLock { state -> Bool in
-            guard case .waiting = state.phase else { return false }
-            state.phase = .waiting(timer)
-            return true
+    /// Bounds the wait for a connection: the pool's wait sweep ends the exchange at `deadline`.
+    func setWaitDeadline(_ deadline: NIODeadline) {
+        state.withLock { state in
+            guard case .waiting = state.phase else { return }
+            state.phase = .waiting(deadline)
         }
-        if !keep { timer.cancel() }
+    }
+
+    /// When the wait for a connection ends; nil when the exchange is not waiting or has no bound.
+    var waitDeadline: NIODeadline? {
+        state.withLock { state in
+            guard case let .waiting(deadline) = state.phase else { return nil }
+            return deadline
+        }
     }
 
     /// Binds the exchange to the handler that runs it; false when it ended meanwhile (cancelled
     /// or timed out while waiting), in which case the connection stays free.
     func attach(to handler: NIOLoopBound<ExchangeHandler>) -> Bool {
-        let timer = state.withLock { state -> Scheduled<Void>?? in
+        state.withLock { state in
             switch state.phase {
-            case let .waiting(timer):
+            case .waiting, .created:
                 state.phase = .running(handler)
-                return .some(timer)
-            case .created:
-                state.phase = .running(handler)
-                return .some(nil)
+                return true
             case .running, .ended:
-                return .none
+                return false
             }
         }
-        guard case let .some(waitTimer) = timer else { return false }
-        waitTimer?.cancel()
-        return true
     }
 
     /// Whether delivery must stop now; when it must, a later resume wakes the handler.
@@ -173,22 +173,18 @@ final class EngineExchange: TransportTask {
     /// the response, or before the exchange could start on it (the pool chose it while it was
     /// closing); false when it was retried before (or ended meanwhile).
     func prepareRetry() -> Bool {
-        let (retries, waitTimer) = state.withLock { state -> (Bool, Scheduled<Void>?) in
-            guard !state.retried else { return (false, nil) }
-            let waitTimer: Scheduled<Void>?
+        state.withLock { state in
+            guard !state.retried else { return false }
             switch state.phase {
-            case .running: waitTimer = nil
-            case let .waiting(timer): waitTimer = timer
-            case .created, .ended: return (false, nil)
+            case .running, .waiting: break
+            case .created, .ended: return false
             }
             state.retried = true
+            // The pool sets the new wait's deadline.
             state.phase = .waiting(nil)
             state.stalled = false
-            return (true, waitTimer)
+            return true
         }
-        // The pool arms a new one for the new wait.
-        waitTimer?.cancel()
-        return retries
     }
 
     /// Whether the request can be sent again from the start.
@@ -201,14 +197,7 @@ final class EngineExchange: TransportTask {
 
     /// Reports the end of the exchange, once; later calls do nothing.
     func finish(error: URLError?) {
-        let waitTimer = state.withLock { state -> Scheduled<Void>? in
-            defer { state.phase = .ended }
-            guard case let .waiting(timer) = state.phase else { return nil }
-            return timer
-        }
-        // Ended while waiting (its connection failed, the pool shut down): the wait timer holds the
-        // exchange, and through it the request, until it fires; it goes now.
-        waitTimer?.cancel()
+        state.withLock { $0.phase = .ended }
         guard !reported.exchange(true, ordering: .acquiringAndReleasing) else { return }
         events.transportDidComplete(self, error: error)
     }

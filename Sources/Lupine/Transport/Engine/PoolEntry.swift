@@ -99,6 +99,28 @@ struct PoolEntry {
         return true
     }
 
+    /// Takes out the waiters whose wait ended by `now`, and tells the earliest deadline of those
+    /// that stay.
+    mutating func removeWaiters(expiredBy now: NIODeadline) -> (expired: [EngineExchange], earliestRemaining: NIODeadline?) {
+        var expired: [EngineExchange] = []
+        var earliest: NIODeadline?
+        var remaining = CircularBuffer<EngineExchange>(initialCapacity: waiters.count)
+        for waiter in waiters {
+            guard let deadline = waiter.waitDeadline else {
+                remaining.append(waiter)
+                continue
+            }
+            if deadline <= now {
+                expired.append(waiter)
+            } else {
+                remaining.append(waiter)
+                earliest = min(earliest ?? deadline, deadline)
+            }
+        }
+        if !expired.isEmpty { waiters = remaining }
+        return (expired, earliest)
+    }
+
     /// A connection opened: the exchanges it takes now (an HTTP/1.1 connection nobody waits for
     /// becomes idle), and how many more connections to open for the other waiters.
     mutating func connectionDidOpen(_ connection: any PooledConnection, limit: Int) -> (assigned: [EngineExchange], connects: Int) {
