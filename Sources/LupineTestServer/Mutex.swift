@@ -1,5 +1,4 @@
-// In the ThreadSanitizer build (LUPINE_TSAN=1, see Package.swift) this module's Mutex is a lock
-// TSan can see; this declaration shadows Synchronization.Mutex. Other builds use Synchronization's.
+// The ThreadSanitizer build's Mutex for this module: see Sources/Lupine/Mutex.swift.
 #if LUPINE_TSAN
 internal import LupineSanitizerSupport
 typealias Mutex<Value: ~Copyable> = SanitizerVisibleMutex<Value>
