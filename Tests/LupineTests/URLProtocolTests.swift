@@ -175,6 +175,21 @@ import Testing
         withExtendedLifetime(session) {}
     }
 
+    /// The timeout is the longest silence allowed, not the whole load: each callback restarts it.
+    /// (One timer now serves the exchange; a timer per callback, cancelled but left queued until
+    /// its time, had piled up a gigabyte in the URLProtocol fuzz target.)
+    @Test func aProtocolThatKeepsSendingDoesNotTimeOut() async throws {
+        let host = StubURLProtocol.host()
+        let chunks = (0..<8).map { Data([UInt8($0)]) }
+        host.stub("/trickle", .trickle(chunks: chunks, interval: 0.1))
+        let session = Session(configuration: .stubbed())
+        let response = await session.request(host.url("/trickle"), requestModifier: { $0.timeoutInterval = 0.4 })
+            .serializingData().response
+        #expect(response.error == nil)
+        #expect(response.data == Data(chunks.joined()))
+        withExtendedLifetime(session) {}
+    }
+
     @Test func aSilentProtocolTimesOutAndIsStopped() async throws {
         let host = StubURLProtocol.host()
         host.stub("/silent", .silence)

@@ -69,8 +69,13 @@ final class URLProtocolExchange: NSObject, URLProtocolClient, TransportTask, @un
     private var isDone = false
     /// Set once a redirect, a failure or a finish was reported: later callbacks are ignored.
     private var protocolIsDone = false
-    private var idleTimer: DispatchWorkItem?
-    private var deadlineTimer: DispatchWorkItem?
+    /// Dispatch timer sources, cancelled when done: a cancelled source leaves the timer list at
+    /// once, where a cancelled `asyncAfter` work item stays queued until its time (a minute by
+    /// default), holding its memory; one per callback of a protocol added up.
+    private var idleTimer: DispatchSourceTimer?
+    private var deadlineTimer: DispatchSourceTimer?
+    /// When the protocol last did something: the idle timer, when it fires early, waits on.
+    private var lastActivity = DispatchTime.now()
     /// What the consumer asks for now (set from any thread, read before each step).
     private let wantsPause = NIOLockedValueBox(false)
     private var isPaused: Bool { wantsPause.withLockedValue { $0 } }
@@ -131,7 +136,10 @@ final class URLProtocolExchange: NSObject, URLProtocolClient, TransportTask, @un
     func pauseReading() {
         wantsPause.withLockedValue { $0 = true }
         // Paused by the consumer: its choice, not the protocol's silence.
-        onQueue { self.idleTimer?.cancel() }
+        onQueue {
+            self.idleTimer?.cancel()
+            self.idleTimer = nil
+        }
     }
 
     func resumeReading() {
@@ -235,7 +243,9 @@ final class URLProtocolExchange: NSObject, URLProtocolClient, TransportTask, @un
         protocolIsDone = true
         steps.removeAll()
         idleTimer?.cancel()
+        idleTimer = nil
         deadlineTimer?.cancel()
+        deadlineTimer = nil
         if let loader = urlProtocol {
             urlProtocol = nil
             // Later, not from inside a callback the protocol may still be in. URLProtocol is not
@@ -248,19 +258,36 @@ final class URLProtocolExchange: NSObject, URLProtocolClient, TransportTask, @un
 
     // MARK: Timeouts
 
+    /// Notes activity: the idle timeout counts from now. One timer serves the whole exchange; it
+    /// is made when the countdown starts (or restarts after a pause), not at every callback.
     private func armIdleTimer() {
-        idleTimer?.cancel()
         guard !isDone, !isPaused, transportRequest.idleTimeout > 0 else { return }
-        let timer = DispatchWorkItem { [weak self] in self?.complete(Self.failure(.timedOut, nil)) }
+        lastActivity = .now()
+        guard idleTimer == nil else { return }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.setEventHandler { [weak self] in self?.idleTimerFired() }
+        timer.schedule(deadline: lastActivity + transportRequest.idleTimeout)
         idleTimer = timer
-        queue.asyncAfter(deadline: .now() + transportRequest.idleTimeout, execute: timer)
+        timer.resume()
+    }
+
+    private func idleTimerFired() {
+        guard !isDone, !isPaused else { return }
+        let due = lastActivity + transportRequest.idleTimeout
+        if DispatchTime.now() >= due {
+            complete(Self.failure(.timedOut, nil))
+        } else {
+            idleTimer?.schedule(deadline: due)
+        }
     }
 
     private func armDeadline() {
         guard let deadline = transportRequest.deadline else { return }
-        let timer = DispatchWorkItem { [weak self] in self?.complete(Self.failure(.timedOut, nil)) }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.setEventHandler { [weak self] in self?.complete(Self.failure(.timedOut, nil)) }
+        timer.schedule(deadline: .now() + max(0, deadline.timeIntervalSinceNow))
         deadlineTimer = timer
-        queue.asyncAfter(deadline: .now() + max(0, deadline.timeIntervalSinceNow), execute: timer)
+        timer.resume()
     }
 
     // MARK: URLProtocolClient

@@ -22,6 +22,8 @@ class StubURLProtocol: URLProtocol {
         case challenge
         /// A plain (non-HTTP) URLResponse with a MIME type and a body.
         case plain(mimeType: String, body: Data)
+        /// A 200, then `chunks` one by one, `interval` seconds apart, then finish.
+        case trickle(chunks: [Data], interval: TimeInterval)
         /// Nothing, ever (until stopped).
         case silence
     }
@@ -143,6 +145,17 @@ class StubURLProtocol: URLProtocol {
             client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
             client?.urlProtocol(self, didLoad: body)
             client?.urlProtocolDidFinishLoading(self)
+        case let .trickle(chunks, interval):
+            let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:])!
+            client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
+            nonisolated(unsafe) let loader = self
+            DispatchQueue.global().async {
+                for chunk in chunks {
+                    Thread.sleep(forTimeInterval: interval)
+                    loader.client?.urlProtocol(loader, didLoad: chunk)
+                }
+                loader.client?.urlProtocolDidFinishLoading(loader)
+            }
         case .silence:
             break
         }
