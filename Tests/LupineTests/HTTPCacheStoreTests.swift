@@ -71,6 +71,28 @@ import Testing
         #expect(againB.response?.value(forHTTPHeaderField: "X-Key") == "zz4")
     }
 
+    /// A successful POST removes the URL's file from disk (it looks the key up in the store's index
+    /// first), and a POST to a URL the disk never stored removes nothing else.
+    @Test func successfulPostRemovesTheStoredFileFromDisk() async throws {
+        let server = try await testServer()
+        try await Self.withCacheDirectory { directory in
+            let path = Self.newPath()
+            let stored = Self.url(server, path, ["Cache-Control": "max-age=60", "X-Key": "post1"])
+            let other = Self.url(server, path, ["Cache-Control": "max-age=60", "X-Key": "post2"])
+            let session = Self.diskSession(directory)
+            _ = await Self.fetch(session, stored)
+            _ = await Self.fetch(session, other)
+            #expect(Self.entryFiles(directory).count == 2)
+
+            _ = await session.request(stored, method: .post).serializingData().response
+            #expect(await waitUntil { Self.entryFiles(directory).count == 1 })
+            _ = await Self.fetch(session, stored)
+            _ = await Self.fetch(session, other)
+            #expect(server.hits(for: path) == 4)
+            withExtendedLifetime(session) {}
+        }
+    }
+
     @Test func urlsThatDifferOnlyInTheirQueryNeverShareAResponseFromDisk() async throws {
         let server = try await testServer()
         try await Self.withCacheDirectory { directory in
