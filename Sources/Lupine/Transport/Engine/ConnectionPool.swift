@@ -23,7 +23,7 @@ final class ConnectionPool: Sendable {
         var connections: [Int: any PooledConnection] = [:]
         /// Connections that switched protocols: open, but no longer counted in their key's entry.
         var switched: Set<Int> = []
-        /// When the wait sweep is armed to run (see `armWaitTimer(for:)`), and its timer; nil when
+        /// When the wait sweep is armed to run (see `boundWait(of:)`), and its timer; nil when
         /// it is not armed.
         var waitSweep: NIODeadline?
         var waitSweepTimer: Scheduled<Void>?
@@ -81,9 +81,9 @@ final class ConnectionPool: Sendable {
         case let .run(connection)?:
             connection.run(exchange)
         case .wait?:
-            armWaitTimer(for: exchange)
+            boundWait(of: exchange)
         case .connect?:
-            armWaitTimer(for: exchange)
+            boundWait(of: exchange)
             openConnection(for: exchange.key)
         case nil:
             exchange.finish(error: exchange.failure(.cancelled))
@@ -105,7 +105,7 @@ final class ConnectionPool: Sendable {
             exchange.finish(error: exchange.failure(.cancelled))
             return
         }
-        armWaitTimer(for: exchange)
+        boundWait(of: exchange)
         decision.close?.channel.close(promise: nil)
         if decision.connect { openConnection(for: exchange.key) }
     }
@@ -123,7 +123,7 @@ final class ConnectionPool: Sendable {
     /// out: a timer per waiting exchange, scheduled and cancelled from the caller's thread (each
     /// a lock and an event loop wake-up), cost 7% of the CPU time of 64 concurrent small GETs.
     /// Waiters arrive in order with equal timeouts, so the sweep is rarely re-armed.
-    private func armWaitTimer(for exchange: EngineExchange) {
+    private func boundWait(of exchange: EngineExchange) {
         var limit = TimeAmount.lupineSeconds(exchange.request.idleTimeout)
         if let deadline = exchange.request.deadline {
             limit = min(limit, .lupineSeconds(deadline.timeIntervalSinceNow))
