@@ -49,14 +49,18 @@ run_target() {
     touch "$stamp"
     echo "running $target for ${seconds}s..."
     # -rss_limit_mb bounds one input's memory; -timeout flags an input that takes over 10 s.
-    "$bin/$target" "$corpus" ${seeds:+"$seeds"} -max_total_time="$seconds" -print_final_stats=1 \
-        -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$artifacts/" > "$log" 2>&1 || true
+    # The CPU time it got is recorded too: targets run at once share the machine's cores.
+    local TIMEFORMAT='%U %S'
+    { time "$bin/$target" "$corpus" ${seeds:+"$seeds"} -max_total_time="$seconds" -print_final_stats=1 \
+        -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$artifacts/" > "$log" 2>&1 || true; } 2> "$out/logs/$target.cpu"
     local runs rate cov found
     runs="$(grep -ao 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')"
     rate="$(grep -ao 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')"
     cov="$(grep -ao 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1 || echo '?')"
     found="$(find "$artifacts" -type f -newer "$stamp" \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)"
-    printf '%-22s %6ss  runs %-10s  exec/s %-7s  %-22s  artefacts %s\n' "$target" "$seconds" "$runs" "$rate" "$cov" "$found" \
+    local cpu
+    cpu="$(awk '{ printf "%d", $1 + $2 }' "$out/logs/$target.cpu" 2>/dev/null || echo '?')"
+    printf '%-22s %6ss  cpu %6ss  runs %-10s  exec/s %-7s  %-22s  artefacts %s\n' "$target" "$seconds" "$cpu" "$runs" "$rate" "$cov" "$found" \
         > "$out/logs/$target.summary"
 }
 
