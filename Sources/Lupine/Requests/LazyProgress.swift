@@ -7,8 +7,9 @@ import Synchronization
 /// Most requests are never asked: creating two `Progress` objects per request and updating them on
 /// every body part cost allocations and time on the path of every small request. The counts are
 /// kept here and handed to the `Progress` when it is created; after that, updates go to it.
-final class LazyProgress: Sendable {
-    private struct State {
+/// Stored inline in its request (noncopyable): it costs the request no allocation of its own.
+struct LazyProgress: ~Copyable, Sendable {
+    struct State {
         var total: Int64 = 0
         var completed: Int64 = 0
         var progress: Progress?

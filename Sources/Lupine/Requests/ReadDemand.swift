@@ -34,7 +34,7 @@ struct ReadPauseReason: OptionSet, Sendable, Hashable {
 /// Lupine's transports return from both calls without waiting.
 final class ReadDemand: @unchecked Sendable {
     /// Guards `state` and orders the calls to the task.
-    private let lock = NSRecursiveLock()
+    private let lock = ReentrantLock()
     private var state = ReadDemandState()
 
     /// The pause reasons in force.
