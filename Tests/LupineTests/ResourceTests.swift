@@ -37,6 +37,34 @@ import Testing
         #expect(await waitUntil { weakFailed.isReleased && weakCancelled.isReleased })
     }
 
+    /// The notifications of a request share one userInfo, which holds the request until its last
+    /// notification: with two notification monitors posting on their own queues, each posts
+    /// every notification with the request, and the request is still released.
+    @Test func requestPostedByTwoNotificationMonitorsIsReleased() async throws {
+        let server = try await testServer()
+        let weakRequest: WeakReference<DataRequest>
+        let finishes = Locked(0)
+        let resumes = Locked(0)
+        let requestID = Locked<UUID?>(nil)
+        let observers = [(Request.didResumeNotification, resumes), (Request.didFinishNotification, finishes)].map { name, count in
+            NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { note in
+                if let id = note.request?.id, id == requestID.current { count.withValue { $0 += 1 } }
+            }
+        }
+        defer { observers.forEach { NotificationCenter.default.removeObserver($0) } }
+        do {
+            let session = Session(eventMonitors: [AlamofireNotifications(), AlamofireNotifications()])
+            let request = session.request(server.url("/get"))
+            requestID.withValue { $0 = request.id }
+            weakRequest = WeakReference(request)
+            let response = await request.validate().serializingData().response
+            #expect(response.error == nil)
+            #expect(await waitUntil { finishes.current == 2 })
+            #expect(resumes.current == 2)
+        }
+        #expect(await waitUntil { weakRequest.isReleased })
+    }
+
     @Test func bodyAnnouncedLargerThanTheMemoryBoundFailsBeforeReadingIt() async throws {
         let server = try await testServer()
         let started = Date()

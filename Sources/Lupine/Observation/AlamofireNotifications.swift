@@ -29,7 +29,21 @@ extension Notification {
     }
 
     init(name: Notification.Name, request: Request) {
-        self.init(name: name, object: nil, userInfo: [Request.notificationRequestKey: request])
+        self.init(name: name, object: nil, userInfo: request.notificationUserInfo(endingWith: name == Request.didFinishNotification))
+    }
+}
+
+extension Request {
+    /// The userInfo of this request's notifications: one dictionary for all of them instead of
+    /// one each. It holds the request, so it is let go with `didFinishNotification`, the last
+    /// a request posts (a monitor posting later, on its own queue, makes it anew and lets it go
+    /// with its own `didFinishNotification`).
+    func notificationUserInfo(endingWith isLast: Bool) -> [AnyHashable: Any] {
+        mutableState.withLock { state in
+            let userInfo = state.notificationUserInfo ?? [Request.notificationRequestKey: self]
+            state.notificationUserInfo = isLast ? nil : userInfo
+            return userInfo
+        }
     }
 }
 

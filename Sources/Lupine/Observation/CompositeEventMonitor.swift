@@ -46,8 +46,7 @@ public final class CompositeEventMonitor: EventMonitor {
         for index in monitors.indices {
             let audience = audiences[index]
             guard audience.wants(kind) else { continue }
-            let monitor = monitors[index]
-            mailboxes[index].post {
+            mailboxes[index].post((event, monitors[index], audience)) { event, monitor, audience in
                 event(monitor)
                 audience.learn()
             }
@@ -74,14 +73,15 @@ public final class CompositeEventMonitor: EventMonitor {
         for index in monitors.indices {
             let audience = audiences[index]
             if case let .notifications(notifications) = audience {
-                if event.hasNotification { mailboxes[index].post { notifications.post(event, for: request) } }
+                if event.hasNotification {
+                    mailboxes[index].post((notifications, event, request)) { $0.post($1, for: $2) }
+                }
                 continue
             }
             guard audience.wants(event) else { continue }
             guard let task = facade ?? task() else { return }
             facade = task
-            let monitor = monitors[index]
-            mailboxes[index].post {
+            mailboxes[index].post((payload, monitors[index], request, task, audience)) { payload, monitor, request, task, audience in
                 payload.deliver(to: monitor, about: request, task: task)
                 audience.learn()
             }

@@ -28,27 +28,39 @@ final class EventMailbox: Sendable {
         self.rootQueueRunner = rootQueueRunner
     }
 
-    /// Runs `event` on `queue` after every event posted before it.
-    func post(_ event: @escaping @Sendable () -> Void) {
-        // On the root queue, no drain of this mailbox can run meanwhile (it needs the root queue
-        // too): with nothing pending or scheduled, the event is next in line.
-        let runsNow = rootQueueRunner?.isCurrent ?? false
-        let shouldSchedule = state.withLockedValue { state -> Bool? in
-            if runsNow, !state.isDrainScheduled { return nil }
+    /// Runs `deliver(payload)` on `queue` after every event posted before it.
+    ///
+    /// An event delivered at once costs no allocation when `deliver` captures nothing: the
+    /// closure that queues the payload with it is made only when the event has to wait.
+    func post<Payload: Sendable>(_ payload: Payload, _ deliver: @escaping @Sendable (Payload) -> Void) {
+        if runsAtOnce() {
+            deliver(payload)
+        } else {
+            enqueue { deliver(payload) }
+        }
+    }
+
+    /// Whether an event posted now is next in line on the calling thread: on the root queue, no
+    /// drain of this mailbox can run meanwhile (it needs the root queue too), so with nothing
+    /// pending or scheduled it is. A post from another thread after this answer comes after the
+    /// event in order, as it would have.
+    private func runsAtOnce() -> Bool {
+        guard rootQueueRunner?.isCurrent ?? false else { return false }
+        return state.withLockedValue { !$0.isDrainScheduled }
+    }
+
+    private func enqueue(_ event: @escaping @Sendable () -> Void) {
+        let shouldSchedule = state.withLockedValue { state -> Bool in
             state.pending.append(event)
             guard !state.isDrainScheduled else { return false }
             state.isDrainScheduled = true
             return true
         }
-        switch shouldSchedule {
-        case nil: event()
-        case true?:
-            if let rootQueueRunner {
-                rootQueueRunner.async(on: queue) { self.drain() }
-            } else {
-                queue.async { self.drain() }
-            }
-        case false?: break
+        guard shouldSchedule else { return }
+        if let rootQueueRunner {
+            rootQueueRunner.async(on: queue) { self.drain() }
+        } else {
+            queue.async { self.drain() }
         }
     }
 

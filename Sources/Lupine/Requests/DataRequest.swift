@@ -35,7 +35,8 @@ public class DataRequest: Request, @unchecked Sendable {
         /// Adds a part of the body; returns the bytes collected so far.
         mutating func append(_ part: Data) -> Int {
             if data == nil, largeBody == nil {
-                largeBody = LargeBodyBuffer(capacity: expectedLength)
+                // Checked first: a failable class initializer allocates before it can fail.
+                if expectedLength >= LargeBodyBuffer.minimumSize { largeBody = LargeBodyBuffer(capacity: expectedLength) }
                 if largeBody == nil { data = Data(capacity: max(expectedLength, part.count)) }
             }
             if let largeBody {
@@ -123,24 +124,34 @@ public class DataRequest: Request, @unchecked Sendable {
 
     /// Adds a validation of the response as the pipeline carries it: Lupine's own validations
     /// decide from the head and make the `HTTPURLResponse` only when they need it. `check`
-    /// returns nil to skip (no `HTTPURLResponse` could be made).
-    func validateResponse(_ check: @escaping @Sendable (URLRequest?, LazyHTTPResponse, Data?) -> ValidationResult?) -> Self {
+    /// returns nil to skip (no `HTTPURLResponse` could be made). `next`, when given, is a second
+    /// validation added with it (as if by a second call), in one validator: `validate()` adds two.
+    func validateResponse(_ check: @escaping ResponseCheck, then next: ResponseCheck? = nil) -> Self {
         let validator: @Sendable () -> Void = { [unowned self] in
-            guard self.error == nil, let response = self.lazyResponse else { return }
-            let request = self.request
-            let data = self.data
-            guard let result = check(request, response, data) else { return }
-            if case let .failure(error) = result {
-                self.error = error.asAFError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
-            }
-            self.notify(.didValidateData) { monitor in
-                if let made = response.response {
-                    monitor.request(self, didValidateRequest: request, response: made, data: data, withResult: result)
-                }
-            }
+            self.runValidation(check)
+            if let next { self.runValidation(next) }
         }
         dataState.withLock { $0.validators.append(validator) }
         return self
+    }
+
+    /// A validation of the request, the response as the pipeline carries it, and the body.
+    typealias ResponseCheck = @Sendable (URLRequest?, LazyHTTPResponse, Data?) -> ValidationResult?
+
+    /// Runs one validation, while there is no error, and tells the monitors its result.
+    private func runValidation(_ check: ResponseCheck) {
+        guard error == nil, let response = lazyResponse else { return }
+        let request = self.request
+        let data = self.data
+        guard let result = check(request, response, data) else { return }
+        if case let .failure(error) = result {
+            self.error = error.asAFError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
+        }
+        notify(.didValidateData, about: (self, request, response, data, result)) { monitor, about in
+            if let made = about.2.response {
+                monitor.request(about.0, didValidateRequest: about.1, response: made, data: about.3, withResult: about.4)
+            }
+        }
     }
 
     /// Calls `handler` on `queue` with each final HTTPURLResponse; the body is held until the

@@ -15,7 +15,7 @@ extension Request {
             state.requests.append(urlRequest)
             state.machine.urlRequestCreated(at: now)
         }
-        notify(.didCreateInitialURLRequest) { $0.request(self, didCreateInitialURLRequest: urlRequest) }
+        notify(.didCreateInitialURLRequest, about: (self, urlRequest)) { $0.request($1.0, didCreateInitialURLRequest: $1.1) }
     }
 
     func didFailToCreateURLRequest(with error: AFError) {
@@ -53,7 +53,7 @@ extension Request {
         let (handler, transfer) = mutableState.withLock { state in
             (state.urlRequestHandler, state.machine.urlRequestReady(urlRequest))
         }
-        notify(.didCreateURLRequest) { $0.request(self, didCreateURLRequest: urlRequest) }
+        notify(.didCreateURLRequest, about: (self, urlRequest)) { $0.request($1.0, didCreateURLRequest: $1.1) }
         if let handler { handler.queue.async { handler.handler(urlRequest) } }
         callCURLHandler()
         switch transfer {
@@ -171,15 +171,15 @@ extension Request {
     func exchangeDidSendRequest(_ urlRequest: URLRequest) {
         let now = Date()
         mutableState.withLock { $0.machine.requestSent(at: now) }
-        notify(.didSendURLRequest) { $0.request(self, didSendURLRequest: urlRequest) }
+        notify(.didSendURLRequest, about: (self, urlRequest)) { $0.request($1.0, didSendURLRequest: $1.1) }
     }
 
     /// A final (non-redirect) response head arrived.
     func exchangeDidReceive(_ response: LazyHTTPResponse, task: any TransportTask) {
         let now = Date()
         mutableState.withLock { $0.machine.responseReceived(response, at: now) }
-        notify(.didReceiveResponse) { monitor in
-            if let made = response.response { monitor.request(self, didReceiveResponse: made) }
+        notify(.didReceiveResponse, about: (self, response)) { monitor, about in
+            if let made = about.1.response { monitor.request(about.0, didReceiveResponse: made) }
         }
         didReceiveResponseHead(response, task: task)
     }

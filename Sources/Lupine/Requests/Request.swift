@@ -366,7 +366,10 @@ public class Request: @unchecked Sendable {
     var usesHTTPCache: Bool { false }
 
     /// The URL schemes this kind of request speaks; any other fails with `URLError(.unsupportedURL)`.
-    var supportedURLSchemes: Set<String> { ["http", "https"] }
+    var supportedURLSchemes: Set<String> { Self.httpSchemes }
+
+    /// The schemes of a data, upload, download or stream request, built once.
+    static let httpSchemes: Set<String> = ["http", "https"]
 
     /// Starts one exchange on the Session's transport. A WebSocket request overrides it: its
     /// upgrade runs on a connection of the engine's own that leaves the pool after the 101.
@@ -449,6 +452,15 @@ public class Request: @unchecked Sendable {
         guard toSession || toAdded else { return }
         if toSession { sessionMonitor?.performEvent(kind, event) }
         if toAdded { eventMonitorsAdded(kind, event) }
+    }
+
+    /// `notify(kind, event)` for an event about `payload`, with `event` capturing nothing: the
+    /// closure that carries the payload is made only when a monitor implements the event.
+    @inline(__always)
+    func notify<Payload: Sendable>(_ kind: MonitorEvent, about payload: Payload,
+                                   _ event: @escaping @Sendable (any EventMonitor, Payload) -> Void) {
+        guard sessionMonitor?.wants(kind) ?? false || hasAddedMonitors.load(ordering: .acquiring) else { return }
+        notify(kind) { event($0, payload) }
     }
 
     private func eventMonitorsAdded(_ kind: MonitorEvent, _ event: @escaping @Sendable (any EventMonitor) -> Void) {

@@ -10,6 +10,9 @@ struct RequestMutableState {
     var machine = RequestStateMachine()
     var interceptor: (any RequestInterceptor)?
     var addedMonitors: [any EventMonitor] = []
+    /// The userInfo of the request's notifications, made once for all of them (see
+    /// `Request.notificationUserInfo()`); it holds the request, until `didFinishNotification`.
+    var notificationUserInfo: [AnyHashable: Any]?
 
     /// Every URLRequest built: initial, adapted, and those of retries.
     var requests: [URLRequest] = []

@@ -35,13 +35,16 @@ extension DataRequest {
     /// (or anything without one).
     @discardableResult
     public func validate() -> Self {
-        validate(statusCode: ResponseValidation.acceptableStatusCodes)
-        // The Accept header is read when validating: with lazy setup there is no request yet now.
-        return validateResponse { [unowned self] _, response, data in
+        // The two validations of `validate(statusCode:)` then `validate(contentType:)`, in one
+        // validator. The Accept header is read when validating: with lazy setup there is no
+        // request yet now.
+        validateResponse({ _, response, _ in
+            ResponseValidation.statusCode(response.statusCode, acceptable: ResponseValidation.acceptableStatusCodes)
+        }, then: { request, response, data in
             ResponseValidation.contentType(response,
-                                           acceptable: ResponseValidation.acceptableContentTypes(for: self.request),
+                                           acceptable: ResponseValidation.acceptableContentTypes(for: request),
                                            bodyIsEmpty: data?.isEmpty ?? true)
-        }
+        })
     }
 }
 
