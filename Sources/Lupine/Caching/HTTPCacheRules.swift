@@ -226,9 +226,10 @@ enum HTTPCacheRules {
 
     /// Whether a response to an unsafe method invalidates what is stored for its URL (section 4.4).
     static func invalidatesStoredResponse(method: String, statusCode: Int) -> Bool {
-        let safe: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE"]
-        return !safe.contains(method.uppercased()) && (200..<400).contains(statusCode)
+        (200..<400).contains(statusCode) && !safeMethods.contains(method.uppercased())
     }
+
+    private static let safeMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE"]
 
     // MARK: Header access
 

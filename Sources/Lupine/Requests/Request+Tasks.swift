@@ -224,6 +224,8 @@ extension Request {
     /// The request finishes while an attempt's task never ran its exchange (cancelled, or its
     /// Session went away while it waited for `resume()`): that task completes, cancelled.
     func attemptTaskDidEndWithoutExchange() {
+        // Most requests end with their attempt's task ended already: no error to make then.
+        guard liveAttemptNumber != nil else { return }
         let cancelled = AFError.sessionTaskFailed(error: URLError(.cancelled, userInfo: [
             NSLocalizedDescriptionKey: TransportErrorMapping.description(of: .cancelled),
         ]))

@@ -61,10 +61,10 @@ extension ResponseSerializer {
     public static var defaultDataPreprocessor: any DataPreprocessor { PassthroughPreprocessor() }
 
     /// `[.head]`: a HEAD response never has a body.
-    public static var defaultEmptyRequestMethods: Set<HTTPMethod> { [.head] }
+    public static var defaultEmptyRequestMethods: Set<HTTPMethod> { ResponseSerializerDefaults.emptyRequestMethods }
 
     /// `[204, 205]`: No Content and Reset Content have no body.
-    public static var defaultEmptyResponseCodes: Set<Int> { [204, 205] }
+    public static var defaultEmptyResponseCodes: Set<Int> { ResponseSerializerDefaults.emptyResponseCodes }
 
     /// `Self.defaultDataPreprocessor`.
     public var dataPreprocessor: any DataPreprocessor { Self.defaultDataPreprocessor }
@@ -133,4 +133,10 @@ extension DownloadResponseSerializerProtocol where Self: DataResponseSerializerP
 
         return try serialize(request: request, response: response, data: data, error: nil)
     }
+}
+
+/// The default sets, built once: every serializer a request adds reads them.
+enum ResponseSerializerDefaults {
+    static let emptyRequestMethods: Set<HTTPMethod> = [.head]
+    static let emptyResponseCodes: Set<Int> = [204, 205]
 }

@@ -10,18 +10,26 @@ extension Session {
     /// not set the same header itself: what the transport actually sends.
     func requestApplyingSessionDefaults(_ urlRequest: URLRequest) -> URLRequest {
         guard !additionalHeaderFields.isEmpty else { return urlRequest }
-        var fields = urlRequest.allHTTPHeaderFields ?? [:]
-        var added = false
-        for field in additionalHeaderFields where !fields.keys.contains(where: { $0.lupineEqualsIgnoringASCIICase(field.name) }) {
-            fields[field.name] = field.value
-            added = true
-        }
-        guard added else { return urlRequest }
+        let own = urlRequest.allHTTPHeaderFields ?? [:]
+        guard let fields = own.isEmpty ? additionalHeaderDictionary : Self.fields(own, adding: additionalHeaderFields)
+        else { return urlRequest }
         // Assigned as a whole: `setValue` would silently drop a value holding CR or LF on Linux,
         // and such a value must fail validation instead.
         var request = urlRequest
         request.allHTTPHeaderFields = fields
         return request
+    }
+
+    /// `fields` with each of `additions` whose name it lacks (ignoring ASCII case), or nil when
+    /// it lacks none.
+    static func fields(_ fields: [String: String], adding additions: [(name: String, value: String)]) -> [String: String]? {
+        var fields = fields
+        var added = false
+        for field in additions where !fields.keys.contains(where: { $0.lupineEqualsIgnoringASCIICase(field.name) }) {
+            fields[field.name] = field.value
+            added = true
+        }
+        return added ? fields : nil
     }
 
     /// The transport's view of `urlRequest`.

@@ -57,6 +57,8 @@ open class Session: @unchecked Sendable {
     /// (a request then pays neither the bridging nor the store's registry lookup).
     let httpCache: HTTPCache?
     let additionalHeaderFields: [(name: String, value: String)]
+    /// `additionalHeaderFields` as the fields of a request that has none, made once.
+    let additionalHeaderDictionary: [String: String]
     /// Traces requests; nil when no tracer was active at creation (see `TracingEventMonitor`).
     let tracing: TracingEventMonitor?
     /// Records metrics; nil when no metrics backend was active at creation (see `MetricsEventMonitor`).
@@ -162,6 +164,7 @@ open class Session: @unchecked Sendable {
         additionalHeaderFields = (configuration.httpAdditionalHeaders ?? [:])
             .compactMap { key, value in (key as? String).map { (name: $0, value: "\(value)") } }
             .sorted { $0.name < $1.name }
+        additionalHeaderDictionary = Self.fields([:], adding: additionalHeaderFields) ?? [:]
         self.rootQueue = serialRootQueue
         self.startRequestsImmediately = startRequestsImmediately
         self.requestSetup = requestSetup
