@@ -62,6 +62,16 @@ struct AttemptTaskLog {
     /// The number of attempts recorded.
     var count: Int { first == nil ? 0 : 1 + later.count }
 
+    /// The number of the last attempt, if it has not completed; read in place, without the copy
+    /// of the record (its URLRequests, response and facade) that `live` makes.
+    var liveNumber: Int? {
+        if let index = later.indices.last {
+            return later[index].outcome == nil ? later[index].number : nil
+        }
+        guard first?.outcome == nil else { return nil }
+        return first?.number
+    }
+
     /// The last attempt, if it has not completed.
     var live: Record? {
         guard let last = last, !last.isCompleted else { return nil }

@@ -81,16 +81,16 @@ extension Request {
 
     /// The facade of the running attempt, if any.
     var liveAttemptTaskFacade: URLSessionTask? {
-        mutableState.withLock { $0.taskSurface.attempts.live?.number }.flatMap(attemptTaskFacade)
+        mutableState.withLock { $0.taskSurface.attempts.liveNumber }.flatMap(attemptTaskFacade)
     }
 
     /// The number of the running attempt, if any.
     var liveAttemptNumber: Int? {
-        mutableState.withLock { $0.taskSurface.attempts.live?.number }
+        mutableState.withLock { $0.taskSurface.attempts.liveNumber }
     }
 
     func attemptIsLive(_ number: Int) -> Bool {
-        mutableState.withLock { $0.taskSurface.attempts.live?.number == number }
+        mutableState.withLock { $0.taskSurface.attempts.liveNumber == number }
     }
 
     /// What the facade of attempt `number` reports now.
@@ -170,9 +170,9 @@ extension Request {
     /// `resume()`, `suspend()` or `cancel()` was accepted: the running attempt's task follows.
     func attemptTaskDidFollowRequest(_ event: TaskEvent) {
         let number = mutableState.withLock { state -> Int? in
-            guard let live = state.taskSurface.attempts.live else { return nil }
+            guard let number = state.taskSurface.attempts.liveNumber else { return nil }
             if event == .cancel { state.taskSurface.attempts.updateLive { $0.isCancelled = true } }
-            return live.number
+            return number
         }
         guard let number else { return }
         switch event {
@@ -188,7 +188,7 @@ extension Request {
     func attemptTaskDidFailEarly(with error: AFError) {
         let number = mutableState.withLock { state -> Int? in
             state.machine.error = error
-            return state.taskSurface.attempts.live?.number
+            return state.taskSurface.attempts.liveNumber
         }
         guard let number else { return }
         notifyTask(.failEarly(error), attempt: number)

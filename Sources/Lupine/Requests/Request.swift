@@ -69,9 +69,8 @@ public class Request: @unchecked Sendable {
         session = context.session
         shouldAutomaticallyResume = context.shouldAutomaticallyResume
         defaultQueue = context.defaultQueue
-        var initial = RequestMutableState()
-        initial.interceptor = context.interceptor
-        self.mutableState = Mutex(initial)
+        // Made in place: a local copy cost a copy and a destruction of the whole state.
+        self.mutableState = Mutex(RequestMutableState(interceptor: context.interceptor))
     }
 
     // MARK: State
