@@ -84,11 +84,13 @@ import Testing
     @Test func downloadProgressStreamIsMonotonicAndEndsAtTheBodySize() async throws {
         let server = try await testServer()
         let request = AF.request(server.url("/bytes/1048576?seed=3"))
-        let progress = request.downloadProgress()
+        // A `StreamOf` installs its handler when iteration begins (as in Alamofire): the iterator
+        // is made before the request starts, or a fast body could end before the handler is there.
+        var progress = request.downloadProgress().makeAsyncIterator()
         let task = request.serializingData()
         var completed: [Int64] = []
         var total: Int64 = 0
-        for await value in progress {
+        while let value = await progress.next() {
             completed.append(value.completedUnitCount)
             total = value.totalUnitCount
         }
@@ -103,14 +105,18 @@ import Testing
         let server = try await testServer()
         let session = Session(startRequestsImmediately: false)
         let request = session.request(server.url("/get"), headers: ["X-Trace": "1"])
-        let urlRequests = Task { await Array(request.urlRequests()) }
-        let curls = Task { await Array(request.cURLDescriptions()) }
-        try await Task.sleep(nanoseconds: 50_000_000)
+        // Iteration installs the handlers: begun before the request starts.
+        var urlRequests = request.urlRequests().makeAsyncIterator()
+        var curls = request.cURLDescriptions().makeAsyncIterator()
         let response = request.serializingData()
         request.resume()
         _ = await response.response
-        #expect(await urlRequests.value.last?.url?.path == "/get")
-        #expect(await curls.value.last?.contains("-H \"X-Trace: 1\"") == true)
+        var lastRequest: URLRequest?
+        while let next = await urlRequests.next() { lastRequest = next }
+        var lastCURL: String?
+        while let next = await curls.next() { lastCURL = next }
+        #expect(lastRequest?.url?.path == "/get")
+        #expect(lastCURL?.contains("-H \"X-Trace: 1\"") == true)
     }
 
     @Test func streamOpenedAfterFinishStillDeliversTheLastRequest() async throws {
@@ -125,12 +131,14 @@ import Testing
         let server = try await testServer()
         let session = Session(startRequestsImmediately: false)
         let request = session.request(server.url("/redirect/1"))
-        let responses = Task { await Array(request.httpResponses()).map(\.statusCode) }
-        try await Task.sleep(nanoseconds: 50_000_000)
+        // Iteration installs the handler: begun before the request starts.
+        var responses = request.httpResponses().makeAsyncIterator()
         let response = request.serializingData()
         request.resume()
         _ = await response.response
-        #expect(await responses.value == [200])
+        var statusCodes: [Int] = []
+        while let next = await responses.next() { statusCodes.append(next.statusCode) }
+        #expect(statusCodes == [200])
     }
 
     @Test func asyncOnHTTPResponseCanCancelBeforeTheBodyIsRead() async throws {

@@ -79,13 +79,14 @@ extension DataStreamRequestTests {
         #expect(await waitUntil { request.isCancelled })
     }
 
-    /// Large enough that loopback does not deliver it whole between the first bytes and
-    /// `suspend()` (16 MiB sometimes did, on a quiet machine).
-    static let suspendedBodySize = 64 << 20
+    /// Sent over 3 seconds: the body cannot arrive whole between the first bytes and `suspend()`,
+    /// however fast loopback is (64 MiB at full speed sometimes did, under load), and a request
+    /// that kept reading while suspended would see the drip go on.
+    static let suspendedBodySize = 4 << 20
 
     @Test func suspendStopsReadingUntilResume() async throws {
         let server = try await testServer()
-        let request = AF.streamRequest(server.url("/bytes/\(Self.suspendedBodySize)"))
+        let request = AF.streamRequest(server.url("/drip?numbytes=\(Self.suspendedBodySize)&duration=3"))
         let consumed = Locked(0)
         let done = Locked(false)
         request.responseStream { stream in
@@ -97,8 +98,9 @@ extension DataStreamRequestTests {
         request.suspend()
         let whileSuspended = await valueOnceStill { request.downloadProgress.completedUnitCount }
         #expect(whileSuspended - atSuspend <= 1 << 20, "\(whileSuspended - atSuspend) bytes read after suspend()")
-        try await Task.sleep(nanoseconds: 300_000_000)
-        // A handler catching up with a backpressure pause while suspended must not read on: both
+        try await Task.sleep(nanoseconds: 500_000_000)
+        // Nothing more is read while suspended, though the server goes on sending; a handler
+        // catching up meanwhile (its stream-consumer pause ending) must not read on either: both
         // are reasons of one read demand, and reading resumes only when neither holds.
         #expect(request.downloadProgress.completedUnitCount == whileSuspended)
         #expect(whileSuspended < Self.suspendedBodySize)

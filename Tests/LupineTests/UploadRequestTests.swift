@@ -67,13 +67,15 @@ import Testing
         let server = try await testServer()
         let body = patternedBytes(count: 500_000)
         let request = AF.upload(body, to: server.url("/upload"))
-        let progressStream = request.uploadProgress()
-        // As in Alamofire, the request starts when its first response handler is added.
+        // As in Alamofire, a `StreamOf` installs its handler when iteration begins: the iterator is
+        // made before the request starts (when its first response handler is added), or a fast
+        // upload could end before the handler is there.
+        var progress = request.uploadProgress().makeAsyncIterator()
         let task = request.serializingDecodable(SinkReport.self)
 
         var last: Int64 = 0
-        for await progress in progressStream {
-            last = progress.completedUnitCount
+        while let value = await progress.next() {
+            last = value.completedUnitCount
         }
 
         #expect(last == Int64(body.count))
