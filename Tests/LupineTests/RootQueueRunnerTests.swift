@@ -49,13 +49,20 @@ import Testing
     @Test func actionsDeferredByRootQueueWorkRunOnceItIsOver() {
         let runner = RootQueueRunner(queue: DispatchQueue(label: "test.root"))
         let seen = Locked<[String]>([])
+        final class Work: DeferredRootQueueWork {
+            let action: @Sendable () -> Void
+            init(_ action: @escaping @Sendable () -> Void) { self.action = action }
+            func runAfterRootQueueWork() { action() }
+        }
         runner.run {
-            runner.afterCurrentWork { seen.withValue { $0.append(runner.isCurrent ? "deferred on the queue" : "deferred after") } }
+            for name in ["first", "second", "third"] {
+                runner.afterCurrentWork(Work { seen.withValue { $0.append(runner.isCurrent ? "\(name) on the queue" : "\(name) after") } })
+            }
             seen.withValue { $0.append("work") }
         }
-        #expect(seen.current == ["work", "deferred after"])
+        #expect(seen.current == ["work", "first after", "second after", "third after"])
         // Outside root-queue work, at once.
-        runner.afterCurrentWork { seen.withValue { $0.append("now") } }
+        runner.afterCurrentWork(Work { seen.withValue { $0.append("now") } })
         #expect(seen.current.last == "now")
     }
 

@@ -30,7 +30,7 @@ public class DataRequest: Request, @unchecked Sendable {
         var expectedLength = 0
         /// The bound on `data`; lowered only by tests, before the request is resumed.
         var maximumSize = DataRequest.maximumDataSize
-        var validators: [@Sendable () -> Void] = []
+        var validators: [Validator] = []
 
         /// Adds a part of the body; returns the bytes collected so far.
         mutating func append(_ part: Data) -> Int {
@@ -106,7 +106,10 @@ public class DataRequest: Request, @unchecked Sendable {
 
     override func runValidators() {
         let validators = dataState.withLock { $0.validators }
-        validators.forEach { $0() }
+        for validator in validators {
+            runValidation(validator.check)
+            if let next = validator.next { runValidation(next) }
+        }
     }
 
     // MARK: Validation and response head handlers
@@ -127,12 +130,16 @@ public class DataRequest: Request, @unchecked Sendable {
     /// returns nil to skip (no `HTTPURLResponse` could be made). `next`, when given, is a second
     /// validation added with it (as if by a second call), in one validator: `validate()` adds two.
     func validateResponse(_ check: @escaping ResponseCheck, then next: ResponseCheck? = nil) -> Self {
-        let validator: @Sendable () -> Void = { [unowned self] in
-            self.runValidation(check)
-            if let next { self.runValidation(next) }
-        }
-        dataState.withLock { $0.validators.append(validator) }
+        dataState.withLock { $0.validators.append(Validator(check: check, next: next)) }
         return self
+    }
+
+    /// A validation added, with the one added with it in the same call (`validate()` adds two).
+    /// A struct: closures stored as an array's elements directly would each be wrapped in a
+    /// reabstraction thunk, an allocation.
+    struct Validator {
+        let check: ResponseCheck
+        let next: ResponseCheck?
     }
 
     /// A validation of the request, the response as the pipeline carries it, and the body.

@@ -312,17 +312,29 @@ extension Request {
 
     /// Runs `work` on the underlying (root) queue: at once when already there, else dispatched.
     func onUnderlyingQueue(_ work: @escaping @Sendable () -> Void) {
-        if let runner = session?.rootQueueRunner, runner.isCurrent {
+        if isOnUnderlyingQueue {
             work()
         } else {
             underlyingQueue.async(execute: work)
         }
     }
 
+    /// Whether the calling thread runs on the root queue, where the request's queue work may run.
+    var isOnUnderlyingQueue: Bool {
+        session?.rootQueueRunner.isCurrent ?? false
+    }
+
+    /// Whether serialization may run at once: on the root queue, with the Session's own
+    /// serialization queue (it targets the root queue).
+    var canRunOnSerializationQueueNow: Bool {
+        guard let session else { return false }
+        return session.serializesOnRootQueue && session.rootQueueRunner.isCurrent
+    }
+
     /// Runs `work` on the serialization queue: at once when on the root queue and the
     /// serialization queue is the Session's own (it targets the root queue), else dispatched.
     func onSerializationQueue(_ work: @escaping @Sendable () -> Void) {
-        if let session, session.serializesOnRootQueue, session.rootQueueRunner.isCurrent {
+        if canRunOnSerializationQueueNow {
             work()
         } else {
             serializationQueue.async(execute: work)
@@ -363,7 +375,7 @@ extension Request {
     func beginRetry() {
         let begins = mutableState.withLock { state -> Bool in
             guard state.machine.beginRetry() else { return false }
-            state.responseSerializerCompletions = []
+            state.responseSerializerCompletions.removeAll()
             state.isRunningSerializer = false
             return true
         }

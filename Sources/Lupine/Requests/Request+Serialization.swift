@@ -16,8 +16,13 @@ extension Request {
     /// answer, even one a URLProtocol stub or the cache gives at once (see
     /// `startOnceTheCallerHasLeft`).
     func appendResponseSerializer(startsOnCallingThread: Bool = false, _ serializer: @escaping @Sendable () -> Void) {
+        appendResponseHandler(.closure(serializer), startsOnCallingThread: startsOnCallingThread)
+    }
+
+    /// Queues `handler` (see `appendResponseSerializer(startsOnCallingThread:_:)`).
+    func appendResponseHandler(_ handler: QueuedResponseHandler, startsOnCallingThread: Bool) {
         let (mayResume, runNow) = mutableState.withLock { state in
-            state.responseSerializers.append(serializer)
+            state.responseSerializers.append(handler)
             // Finished already: this serializer runs alone, on the stored outcome.
             return state.machine.serializerAdded()
         }
@@ -25,13 +30,9 @@ extension Request {
             underlyingQueue.async { self.processNextResponseSerializer() }
         }
         if mayResume {
-            let start: @Sendable () -> Void = {
-                if self.shouldAutomaticallyResume ?? self.session?.startImmediately ?? false {
-                    self.resume()
-                }
-            }
+            let start: @Sendable () -> Void = { self.resumeIfAutomatic() }
             if startsOnCallingThread, let session {
-                session.rootQueueRunner.run(start)
+                session.rootQueueRunner.run(self) { $0.resumeIfAutomatic() }
             } else if let session {
                 let runner = session.rootQueueRunner
                 callersSchedulingStart.add(1, ordering: .sequentiallyConsistent)
@@ -40,6 +41,13 @@ extension Request {
             } else {
                 underlyingQueue.async(execute: start)
             }
+        }
+    }
+
+    /// Resumes the request when the Session (or the request's own setting) says handlers do.
+    private func resumeIfAutomatic() {
+        if shouldAutomaticallyResume ?? session?.startImmediately ?? false {
+            resume()
         }
     }
 
@@ -68,6 +76,11 @@ extension Request {
 
     /// Called by each serializer when its result is ready; `completion` dispatches it to the caller.
     func responseSerializerDidComplete(completion: @escaping @Sendable () -> Void) {
+        responseHandlerDidComplete(.closure(completion))
+    }
+
+    /// Called by each handler when its result is ready, to be delivered after the last one.
+    func responseHandlerDidComplete(_ completion: QueuedResponseHandler) {
         mutableState.withLock { state in
             state.responseSerializerCompletions.append(completion)
             state.isRunningSerializer = false
@@ -76,7 +89,7 @@ extension Request {
     }
 
     func processNextResponseSerializer() {
-        enum Next { case run(@Sendable () -> Void), wait, finished([@Sendable () -> Void], [@Sendable () -> Void]) }
+        enum Next { case run(QueuedResponseHandler), wait, finished(SmallList<QueuedResponseHandler>, [@Sendable () -> Void]) }
         let next = mutableState.withLock { state -> Next in
             guard !state.isRunningSerializer else { return .wait }
             let index = state.responseSerializerCompletions.count
@@ -94,11 +107,11 @@ extension Request {
         }
         switch next {
         case let .run(serializer):
-            serializer()
+            serializer.run()
         case .wait:
             break
         case let .finished(completions, finishHandlers):
-            completions.forEach { $0() }
+            completions.forEach { $0.deliver() }
             finishHandlers.forEach { $0() }
             cleanup()
         }
@@ -133,6 +146,26 @@ extension Request {
             case let .doNotRetryWithError(retryError):
                 let replacement = AFError.requestRetryFailed(retryError: retryError, originalError: serializationError)
                 self.responseSerializerDidComplete { deliver(replacement) }
+            case .retry, .retryWithDelay:
+                session.retryRequest(self, withDelay: retryResult.delay)
+            }
+        }
+    }
+
+    /// `completeSerialization(failure:deliver:)` for a handler object: a retrier's error replaces
+    /// its result before it delivers.
+    func completeSerialization<Reading: ResponseReading>(failure serializationError: AFError?, handler: ResponseHandler<Reading>) {
+        guard let serializationError, error == nil, !isCancelled, let session else {
+            responseHandlerDidComplete(.step(handler))
+            return
+        }
+        session.retryResult(for: self, dueTo: serializationError) { retryResult in
+            switch retryResult {
+            case .doNotRetry:
+                self.responseHandlerDidComplete(.step(handler))
+            case let .doNotRetryWithError(retryError):
+                handler.replaceResult(with: .requestRetryFailed(retryError: retryError, originalError: serializationError))
+                self.responseHandlerDidComplete(.step(handler))
             case .retry, .retryWithDelay:
                 session.retryRequest(self, withDelay: retryResult.delay)
             }

@@ -130,16 +130,16 @@ public class Request: @unchecked Sendable {
     }
 
     /// Every URLRequest created for this request: initial, adapted, and those of retries.
-    public var requests: [URLRequest] { mutableState.withLock { $0.requests } }
+    public var requests: [URLRequest] { mutableState.withLock { $0.requests.array } }
     /// First of `requests`.
     public var firstRequest: URLRequest? { requests.first }
     /// Last of `requests`.
-    public var lastRequest: URLRequest? { requests.last }
+    public var lastRequest: URLRequest? { mutableState.withLock { $0.requests.last } }
     /// Same as `lastRequest`.
     public var request: URLRequest? { lastRequest }
     /// Requests as handed to the transport, one per attempt (the last redirect hop's request), with
     /// the Session's headers merged in.
-    public var performedRequests: [URLRequest] { mutableState.withLock { $0.performedRequests } }
+    public var performedRequests: [URLRequest] { mutableState.withLock { $0.performedRequests.array } }
     /// Response of the most recent exchange, if any.
     public var response: HTTPURLResponse? { lazyResponse?.response }
     /// The response of the most recent exchange as the pipeline carries it (see `LazyHTTPResponse`).
@@ -445,6 +445,12 @@ public class Request: @unchecked Sendable {
     /// implement it (`kind` names the method `event` calls). An event no monitor implements costs
     /// nothing but this check.
     @inline(__always)
+    /// Whether a monitor may implement `kind`: when false, `notify(kind, ...)` does nothing, and the
+    /// closure for it need not be made.
+    func monitorsWant(_ kind: MonitorEvent) -> Bool {
+        sessionMonitor?.wants(kind) ?? false || hasAddedMonitors.load(ordering: .acquiring)
+    }
+
     func notify(_ kind: MonitorEvent, _ event: @escaping @Sendable (any EventMonitor) -> Void) {
         let toSession = sessionMonitor?.wants(kind) ?? false
         let toAdded = hasAddedMonitors.load(ordering: .acquiring)
@@ -458,7 +464,7 @@ public class Request: @unchecked Sendable {
     @inline(__always)
     func notify<Payload: Sendable>(_ kind: MonitorEvent, about payload: Payload,
                                    _ event: @escaping @Sendable (any EventMonitor, Payload) -> Void) {
-        guard sessionMonitor?.wants(kind) ?? false || hasAddedMonitors.load(ordering: .acquiring) else { return }
+        guard monitorsWant(kind) else { return }
         notify(kind) { event($0, payload) }
     }
 

@@ -15,9 +15,9 @@ struct RequestMutableState {
     var notificationUserInfo: [AnyHashable: Any]?
 
     /// Every URLRequest built: initial, adapted, and those of retries.
-    var requests: [URLRequest] = []
+    var requests = SmallList<URLRequest>()
     /// Every URLRequest handed to the transport (one per attempt: the last hop's).
-    var performedRequests: [URLRequest] = []
+    var performedRequests = SmallList<URLRequest>()
     var credential: URLCredential?
     /// The attempts' facade tasks and the `onURLSessionTaskCreation` handler (Request+Tasks).
     var taskSurface = RequestTaskSurface()
@@ -30,8 +30,8 @@ struct RequestMutableState {
 
     /// Serializers run one at a time, in the order added; those before index
     /// `responseSerializerCompletions.count` have run in this round.
-    var responseSerializers: [@Sendable () -> Void] = []
-    var responseSerializerCompletions: [@Sendable () -> Void] = []
+    var responseSerializers = SmallList<QueuedResponseHandler>()
+    var responseSerializerCompletions = SmallList<QueuedResponseHandler>()
     var isRunningSerializer = false
 
     var uploadProgressHandler: (handler: Request.ProgressHandler, queue: DispatchQueue)?

@@ -9,18 +9,7 @@ extension DataRequest {
     @preconcurrency
     @discardableResult
     public func response(queue: DispatchQueue = .lupineDefault, completionHandler: @escaping @Sendable (AFDataResponse<Data?>) -> Void) -> Self {
-        let queue = queue.resolvingLupineDefault(to: defaultQueue)
-        appendResponseSerializer(startsOnCallingThread: queue === DispatchQueue.lupineInline) {
-            self.onUnderlyingQueue {
-                let error = self.error
-                let result: AFResult<Data?> = error.map { .failure($0) } ?? .success(self.data)
-                let response = DataResponse(request: self.request, responseSource: .lazy(self.lazyResponse), data: self.data, metrics: nil,
-                                            serializationDuration: 0, result: result,
-                                            timeline: self.timeline.serialized(at: Date()))
-                self.notify(.didParseDataResponse) { $0.request(self, didParseResponse: response) }
-                self.responseSerializerDidComplete { queue.lupineAsync { completionHandler(response) } }
-            }
-        }
+        ResponseHandler.append(to: self, reading: UnserializedDataReading(), queue: queue, completionHandler: completionHandler)
         return self
     }
 
@@ -34,36 +23,7 @@ extension DataRequest {
                                                                      responseSerializer: Serializer,
                                                                      completionHandler: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void)
         -> Self {
-        let queue = queue.resolvingLupineDefault(to: defaultQueue)
-        appendResponseSerializer(startsOnCallingThread: queue === DispatchQueue.lupineInline) {
-            self.onSerializationQueue {
-                let start = Date()
-                let request = self.request, lazyResponse = self.lazyResponse, data = self.data, error = self.error
-                // Lupine's data and decodable serializers read the response only for an empty body.
-                let response = ResponseSerializerReads.response(of: responseSerializer, data: data) ? lazyResponse?.response : nil
-                let result = Result<Serializer.SerializedObject, any Error> {
-                    try responseSerializer.serialize(request: request, response: response, data: data, error: error)
-                }.mapError { error -> AFError in
-                    error.asAFError ?? .responseSerializationFailed(reason: .customSerializationFailed(error: error))
-                }
-                let end = Date()
-                self.onUnderlyingQueue {
-                    let dataResponse = DataResponse(request: request, responseSource: .lazy(lazyResponse), data: data, metrics: nil,
-                                                    serializationDuration: end.timeIntervalSince(start), result: result,
-                                                    timeline: self.timeline.serialized(at: end))
-                    self.notify(.didParseSerializedDataResponse) { $0.request(self, didParseResponse: dataResponse) }
-                    self.completeSerialization(failure: dataResponse.error) { replacement in
-                        let delivered = replacement.map { error in
-                            DataResponse(request: request, responseSource: .lazy(lazyResponse), data: data, metrics: nil,
-                                         serializationDuration: dataResponse.serializationDuration,
-                                         result: AFResult<Serializer.SerializedObject>.failure(error),
-                                         timeline: dataResponse.timeline)
-                        } ?? dataResponse
-                        queue.lupineAsync { completionHandler(delivered) }
-                    }
-                }
-            }
-        }
+        ResponseHandler.append(to: self, reading: DataResponseReading(serializer: responseSerializer), queue: queue, completionHandler: completionHandler)
         return self
     }
 

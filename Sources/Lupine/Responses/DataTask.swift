@@ -99,27 +99,23 @@ extension DataRequest {
     public func serializingResponse<Serializer: ResponseSerializer>(using serializer: Serializer,
                                                                     automaticallyCancelling shouldAutomaticallyCancel: Bool = true)
         -> DataTask<Serializer.SerializedObject> {
-        dataTask(automaticallyCancelling: shouldAutomaticallyCancel) { [self] completion in
-            response(queue: .lupineInline, responseSerializer: serializer, completionHandler: completion)
-        }
+        serializing(with: serializer, automaticallyCancelling: shouldAutomaticallyCancel)
     }
 
     /// Awaitable response serialized by `serializer`.
     public func serializingResponse<Serializer: DataResponseSerializerProtocol>(using serializer: Serializer,
                                                                                 automaticallyCancelling shouldAutomaticallyCancel: Bool = true)
         -> DataTask<Serializer.SerializedObject> {
-        dataTask(automaticallyCancelling: shouldAutomaticallyCancel) { [self] completion in
-            response(queue: .lupineInline, responseSerializer: serializer, completionHandler: completion)
-        }
+        serializing(with: serializer, automaticallyCancelling: shouldAutomaticallyCancel)
     }
 
-    /// Registers the response handler now (which may resume the request); its response waits in
-    /// a `PendingResponse` for whoever awaits the task.
-    private func dataTask<Value>(automaticallyCancelling shouldAutomaticallyCancel: Bool,
-                                 register: @escaping @Sendable (@escaping @Sendable (AFDataResponse<Value>) -> Void) -> Void) -> DataTask<Value> {
+    private func serializing<Serializer: DataResponseSerializerProtocol>(with serializer: Serializer, automaticallyCancelling shouldAutomaticallyCancel: Bool)
+        -> DataTask<Serializer.SerializedObject> {
+        // The handler is registered now (which may resume the request); its response waits in a
+        // `PendingResponse` for whoever awaits the task.
         if shouldAutomaticallyCancel, Task.isCancelled { cancel() }
-        let pending = PendingResponse<DataResponse<Value, AFError>>()
-        register(fulfilling(pending))
+        let pending = PendingResponse<DataResponse<Serializer.SerializedObject, AFError>>()
+        ResponseHandler.append(to: self, reading: DataResponseReading(serializer: serializer), pending: pending)
         return DataTask(request: self, pending: pending, shouldAutomaticallyCancel: shouldAutomaticallyCancel)
     }
 }

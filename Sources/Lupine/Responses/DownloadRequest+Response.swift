@@ -15,17 +15,7 @@ extension DownloadRequest {
     @discardableResult
     public func response(queue: DispatchQueue = .lupineDefault,
                          completionHandler: @escaping @Sendable (AFDownloadResponse<URL?>) -> Void) -> Self {
-        let queue = queue.resolvingLupineDefault(to: defaultQueue)
-        appendResponseSerializer(startsOnCallingThread: queue === DispatchQueue.lupineInline) {
-            self.onUnderlyingQueue {
-                let result: AFResult<URL?> = self.error.map { .failure($0) } ?? .success(self.fileURL)
-                let response = DownloadResponse(request: self.request, response: self.response, fileURL: self.fileURL,
-                                                resumeData: self.resumeData, metrics: nil, serializationDuration: 0,
-                                                result: result, timeline: self.timeline.serialized(at: Date()))
-                self.notify(.didParseDownloadResponse) { $0.request(self, didParseResponse: response) }
-                self.responseSerializerDidComplete { queue.lupineAsync { completionHandler(response) } }
-            }
-        }
+        ResponseHandler.append(to: self, reading: UnserializedDownloadReading(), queue: queue, completionHandler: completionHandler)
         return self
     }
 
@@ -38,37 +28,7 @@ extension DownloadRequest {
                                                                          responseSerializer: Serializer,
                                                                          completionHandler: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void)
         -> Self {
-        let queue = queue.resolvingLupineDefault(to: defaultQueue)
-        appendResponseSerializer(startsOnCallingThread: queue === DispatchQueue.lupineInline) {
-            self.onSerializationQueue {
-                let start = Date()
-                let request = self.request, response = self.response, fileURL = self.fileURL, error = self.error
-                let resumeData = self.resumeData
-                let result = Result<Serializer.SerializedObject, any Error> {
-                    try responseSerializer.serializeDownload(request: request, response: response, fileURL: fileURL, error: error)
-                }.mapError { error -> AFError in
-                    error.asAFError ?? .responseSerializationFailed(reason: .customSerializationFailed(error: error))
-                }
-                let end = Date()
-                self.onUnderlyingQueue {
-                    let downloadResponse = DownloadResponse(request: request, response: response, fileURL: fileURL,
-                                                            resumeData: resumeData, metrics: nil,
-                                                            serializationDuration: end.timeIntervalSince(start),
-                                                            result: result, timeline: self.timeline.serialized(at: end))
-                    self.notify(.didParseSerializedDownloadResponse) { $0.request(self, didParseResponse: downloadResponse) }
-                    self.completeSerialization(failure: downloadResponse.error) { replacement in
-                        let delivered = replacement.map { error in
-                            DownloadResponse(request: request, response: response, fileURL: fileURL,
-                                             resumeData: resumeData, metrics: nil,
-                                             serializationDuration: downloadResponse.serializationDuration,
-                                             result: AFResult<Serializer.SerializedObject>.failure(error),
-                                             timeline: downloadResponse.timeline)
-                        } ?? downloadResponse
-                        queue.lupineAsync { completionHandler(delivered) }
-                    }
-                }
-            }
-        }
+        ResponseHandler.append(to: self, reading: DownloadResponseReading(serializer: responseSerializer), queue: queue, completionHandler: completionHandler)
         return self
     }
 

@@ -104,28 +104,23 @@ extension DownloadRequest {
     public func serializingDownload<Serializer: ResponseSerializer>(using serializer: Serializer,
                                                                     automaticallyCancelling shouldAutomaticallyCancel: Bool = true)
         -> DownloadTask<Serializer.SerializedObject> {
-        downloadTask(automaticallyCancelling: shouldAutomaticallyCancel) { [self] completion in
-            response(queue: .lupineInline, responseSerializer: serializer, completionHandler: completion)
-        }
+        serializing(with: serializer, automaticallyCancelling: shouldAutomaticallyCancel)
     }
 
     /// Awaitable download serialized by `serializer`.
     public func serializingDownload<Serializer: DownloadResponseSerializerProtocol>(using serializer: Serializer,
                                                                                     automaticallyCancelling shouldAutomaticallyCancel: Bool = true)
         -> DownloadTask<Serializer.SerializedObject> {
-        downloadTask(automaticallyCancelling: shouldAutomaticallyCancel) { [self] completion in
-            response(queue: .lupineInline, responseSerializer: serializer, completionHandler: completion)
-        }
+        serializing(with: serializer, automaticallyCancelling: shouldAutomaticallyCancel)
     }
 
-    /// Registers the response handler now (which may resume the request); its response waits in
-    /// a `PendingResponse` for whoever awaits the task.
-    private func downloadTask<Value>(automaticallyCancelling shouldAutomaticallyCancel: Bool,
-                                     register: @escaping @Sendable (@escaping @Sendable (AFDownloadResponse<Value>) -> Void) -> Void)
-        -> DownloadTask<Value> {
+    private func serializing<Serializer: DownloadResponseSerializerProtocol>(with serializer: Serializer, automaticallyCancelling shouldAutomaticallyCancel: Bool)
+        -> DownloadTask<Serializer.SerializedObject> {
+        // The handler is registered now (which may resume the request); its response waits in a
+        // `PendingResponse` for whoever awaits the task.
         if shouldAutomaticallyCancel, Task.isCancelled { cancel() }
-        let pending = PendingResponse<AFDownloadResponse<Value>>()
-        register(fulfilling(pending))
+        let pending = PendingResponse<DownloadResponse<Serializer.SerializedObject, AFError>>()
+        ResponseHandler.append(to: self, reading: DownloadResponseReading(serializer: serializer), pending: pending)
         return DownloadTask(request: self, pending: pending, shouldAutomaticallyCancel: shouldAutomaticallyCancel)
     }
 }

@@ -9,20 +9,21 @@ import Synchronization
 /// its awaiter), and the request only started once the task ran.
 final class PendingResponse<Response: Sendable>: Sendable {
     private enum State {
-        case waiting([CheckedContinuation<Response, Never>])
+        case waiting(SmallList<CheckedContinuation<Response, Never>>)
         case arrived(Response)
     }
 
-    private let state = Mutex(State.waiting([]))
+    private let state = Mutex(State.waiting(SmallList()))
 
     /// Delivers `response` to every awaiter, present and future. Later calls are ignored.
     func fulfil(_ response: Response) {
-        let waiters = state.withLock { state -> [CheckedContinuation<Response, Never>] in
-            guard case let .waiting(waiters) = state else { return [] }
-            state = .arrived(response)
-            return waiters
+        let waiting = state.withLock { state -> State? in
+            guard case .waiting = state else { return nil }
+            defer { state = .arrived(response) }
+            return state
         }
-        for waiter in waiters { waiter.resume(returning: response) }
+        guard case let .waiting(waiters)? = waiting else { return }
+        waiters.forEach { $0.resume(returning: response) }
     }
 
     /// The response, once it has arrived.
@@ -42,19 +43,6 @@ final class PendingResponse<Response: Sendable>: Sendable {
                 }
                 if let arrived { continuation.resume(returning: arrived) }
             }
-        }
-    }
-}
-
-extension Request {
-    /// The completion that fulfils `pending` for the async API. The awaiting task is woken once
-    /// the root-queue work delivering the response is over: it then finds the root queue free for
-    /// its next request instead of queueing it behind that work (a hand-off).
-    func fulfilling<Response: Sendable>(_ pending: PendingResponse<Response>) -> @Sendable (Response) -> Void {
-        let runner = session?.rootQueueRunner
-        return { response in
-            guard let runner else { return pending.fulfil(response) }
-            runner.afterCurrentWork { pending.fulfil(response) }
         }
     }
 }

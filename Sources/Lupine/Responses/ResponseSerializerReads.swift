@@ -11,10 +11,14 @@ extension DecodableResponseSerializer: ReadsResponseOnlyForEmptyBody {}
 enum ResponseSerializerReads {
     /// False for a serializer of Lupine's that only reads the response of an empty body, when the
     /// body is not empty; true for every other serializer.
-    static func response(of serializer: Any, data: Data?) -> Bool {
+    static func response<Serializer>(of serializer: Serializer, data: Data?) -> Bool {
         guard let data, !data.isEmpty else { return true }
-        if let wrapper = serializer as? any WrapsResponseSerializer { return response(of: wrapper.wrapped, data: data) }
-        return !(serializer is any ReadsResponseOnlyForEmptyBody)
+        // Asked of the dynamic type first: casting the value to an existential would box it.
+        let dynamicType = type(of: serializer)
+        if dynamicType is any ReadsResponseOnlyForEmptyBody.Type { return false }
+        guard dynamicType is any WrapsResponseSerializer.Type,
+              let wrapper = serializer as? any WrapsResponseSerializer else { return true }
+        return response(of: wrapper.wrapped, data: data)
     }
 }
 

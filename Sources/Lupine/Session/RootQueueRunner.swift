@@ -37,7 +37,7 @@ final class RootQueueRunner: Sendable {
     /// The thread running counted work now (0 for none): the root queue is serial, so one at most.
     private let workingThread = Atomic<UInt>(0)
     /// What that work asked to run once it is over (see `afterCurrentWork(_:)`).
-    private let deferred = Mutex<[@Sendable () -> Void]>([])
+    private let deferred = Mutex(DeferredWorkList())
 
     /// - Parameter queue: The Session's serial root queue; it is marked as this runner's.
     init(queue: DispatchQueue) {
@@ -61,31 +61,31 @@ final class RootQueueRunner: Sendable {
     func async(on target: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
         outstanding.add(1, ordering: .acquiringAndReleasing)
         target.async {
-            let actions = self.perform(work)
+            let deferred = self.perform(work)
             self.outstanding.subtract(1, ordering: .acquiringAndReleasing)
-            actions.forEach { $0() }
+            deferred.forEach { $0.runAfterRootQueueWork() }
         }
     }
 
     /// Runs `action` once the root-queue work running on this thread is over and no longer counted
     /// (at once when this thread runs none). Waking a caller from inside that work would have the
     /// caller find the root queue busy and queue its next request behind it, a hand-off.
-    func afterCurrentWork(_ action: @escaping @Sendable () -> Void) {
+    func afterCurrentWork(_ work: any DeferredRootQueueWork) {
         if workingThread.load(ordering: .acquiring) == Self.currentThread() {
-            deferred.withLock { $0.append(action) }
+            deferred.withLock { $0.append(work) }
         } else {
-            action()
+            work.runAfterRootQueueWork()
         }
     }
 
-    /// Runs counted work; returns the actions it deferred, to run once it is no longer counted.
-    private func perform(_ work: () -> Void) -> [@Sendable () -> Void] {
+    /// Runs counted work; returns the work it deferred, to run once it is no longer counted.
+    private func perform(_ work: () -> Void) -> DeferredWorkList {
         workingThread.store(Self.currentThread(), ordering: .releasing)
         work()
         workingThread.store(0, ordering: .releasing)
-        return deferred.withLock { actions in
-            defer { actions.removeAll() }
-            return actions
+        return deferred.withLock { list in
+            defer { list = DeferredWorkList() }
+            return list
         }
     }
 
@@ -96,6 +96,16 @@ final class RootQueueRunner: Sendable {
             work()
         } else if !runSynchronouslyIfIdle(work) {
             async(work)
+        }
+    }
+
+    /// `run(_:)` for work on `subject` that captures nothing else: no closure is made unless the
+    /// work has to be queued.
+    func run<Subject: AnyObject & Sendable>(_ subject: Subject, _ work: @escaping @Sendable (Subject) -> Void) {
+        if isCurrent {
+            work(subject)
+        } else if !runSynchronouslyIfIdle({ work(subject) }) {
+            async { work(subject) }
         }
     }
 
@@ -117,10 +127,10 @@ final class RootQueueRunner: Sendable {
         else { return false }
         // The deferred actions run once the root queue is left, not while it is held. The
         // non-generic `sync` costs two allocations fewer than the one returning a value.
-        var actions: [@Sendable () -> Void] = []
-        queue.sync { actions = perform(work) }
+        var deferred = DeferredWorkList()
+        queue.sync { deferred = perform(work) }
         outstanding.subtract(1, ordering: .acquiringAndReleasing)
-        actions.forEach { $0() }
+        deferred.forEach { $0.runAfterRootQueueWork() }
         return true
     }
 
@@ -133,3 +143,11 @@ final class RootQueueRunner: Sendable {
         #endif
     }
 }
+
+/// Work that root-queue work asks to run once it is over (`RootQueueRunner.afterCurrentWork(_:)`).
+protocol DeferredRootQueueWork: AnyObject, Sendable {
+    func runAfterRootQueueWork()
+}
+
+/// The work deferred by one run of root-queue work, in order.
+typealias DeferredWorkList = SmallList<any DeferredRootQueueWork>

@@ -22,13 +22,26 @@ extension Session {
 }
 
 /// A URL, method, dictionary parameters and headers, turned into a URLRequest when the request sets up.
-struct ParametersRequestConvertible: URLRequestConvertible {
+///
+/// A class: the request holds it as `any URLRequestConvertible`, where a struct this size would be
+/// boxed, and the box copied once more as the request stores it.
+final class ParametersRequestConvertible: URLRequestConvertible {
     let url: any URLConvertible
     let method: HTTPMethod
     let parameters: Parameters?
     let encoding: any ParameterEncoding
     let headers: HTTPHeaders?
     let requestModifier: Session.RequestModifier?
+
+    init(url: any URLConvertible, method: HTTPMethod, parameters: Parameters?, encoding: any ParameterEncoding,
+         headers: HTTPHeaders?, requestModifier: Session.RequestModifier?) {
+        self.url = url
+        self.method = method
+        self.parameters = parameters
+        self.encoding = encoding
+        self.headers = headers
+        self.requestModifier = requestModifier
+    }
 
     func asURLRequest() throws -> URLRequest {
         var request = try URLRequest(url: url, method: method, headers: headers)

@@ -1,0 +1,35 @@
+/// A response handler whose steps are methods of one object, queued on a request.
+///
+/// A handler written as closures allocates a context for each step (serialize, report, ask the
+/// retriers, deliver); one object holding what the steps share costs one allocation.
+protocol ResponseHandlerStep: AnyObject, Sendable {
+    /// Runs the handler once the request is done; it ends by calling the request's
+    /// `responseSerializerDidComplete(_:)` (or by retrying the request).
+    func run()
+    /// Hands the result to the caller, after every handler of the request has run.
+    func deliver()
+}
+
+/// A handler in a request's queue of response handlers, or its completion once it has run: an
+/// object, or a closure for the handlers (streams, WebSocket) that are not on the path of every
+/// request.
+enum QueuedResponseHandler: Sendable {
+    case step(any ResponseHandlerStep)
+    case closure(@Sendable () -> Void)
+
+    /// Runs the handler (a closure handler's serializer).
+    func run() {
+        switch self {
+        case let .step(step): step.run()
+        case let .closure(closure): closure()
+        }
+    }
+
+    /// Delivers the handler's result (a closure handler's completion).
+    func deliver() {
+        switch self {
+        case let .step(step): step.deliver()
+        case let .closure(closure): closure()
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Dispatch
+import Synchronization
+
+/// A `response...` or `serializing...` handler of a DataRequest or DownloadRequest, as one object.
+///
+/// Its steps, as Alamofire runs them: read and serialize the outcome on the serialization queue
+/// (the request's queue for an unserialized read); on the request's queue, report the response to
+/// the monitors and, for a failed serializer, ask the retriers; once every handler of the request
+/// has run, deliver the response to its queue or to the awaiting task.
+final class ResponseHandler<Reading: ResponseReading>: ResponseHandlerStep, DeferredRootQueueWork {
+    private let request: Reading.Owner
+    private let reading: Reading
+    private let delivery: ResponseDelivery<Reading.Response>
+    /// The response read in the last run, and the retrier's error that replaces its result.
+    private let outcome = Mutex<(response: Reading.Response?, replacement: AFError?)>((nil, nil))
+
+    private init(request: Reading.Owner, reading: Reading, delivery: ResponseDelivery<Reading.Response>) {
+        self.request = request
+        self.reading = reading
+        self.delivery = delivery
+    }
+
+    /// Queues a handler on `request` that reads its outcome with `reading` and calls
+    /// `completionHandler` on `queue` (the Session's queue for `.lupineDefault`).
+    static func append(to request: Reading.Owner, reading: Reading, queue: DispatchQueue,
+                       completionHandler: @escaping @Sendable (Reading.Response) -> Void) {
+        let queue = queue.resolvingLupineDefault(to: request.defaultQueue)
+        let handler = ResponseHandler(request: request, reading: reading, delivery: .handler(queue, completionHandler))
+        request.appendResponseHandler(.step(handler), startsOnCallingThread: queue === DispatchQueue.lupineInline)
+    }
+
+    /// Queues a handler on `request` whose response waits in `pending` for the async API; the
+    /// request leaves from the calling thread when it may (see `appendResponseSerializer`).
+    static func append(to request: Reading.Owner, reading: Reading, pending: PendingResponse<Reading.Response>) {
+        let handler = ResponseHandler(request: request, reading: reading, delivery: .pending(pending))
+        request.appendResponseHandler(.step(handler), startsOnCallingThread: true)
+    }
+
+    func run() {
+        if reading.serializes {
+            if request.canRunOnSerializationQueueNow {
+                read()
+            } else {
+                request.serializationQueue.async { self.read() }
+            }
+        } else if request.isOnUnderlyingQueue {
+            read()
+        } else {
+            request.underlyingQueue.async { self.read() }
+        }
+    }
+
+    private func read() {
+        let response = reading.read(request)
+        outcome.withLock { $0 = (response, nil) }
+        if request.isOnUnderlyingQueue {
+            report(response)
+        } else {
+            request.underlyingQueue.async { self.report(response) }
+        }
+    }
+
+    private func report(_ response: Reading.Response) {
+        if request.monitorsWant(reading.parsedEvent) {
+            let request = request, reading = reading
+            request.notify(reading.parsedEvent) { reading.report(response, of: request, to: $0) }
+        }
+        request.completeSerialization(failure: reading.serializes ? response.error : nil, handler: self)
+    }
+
+    /// Replaces the result with a retrier's error before delivery.
+    func replaceResult(with error: AFError) {
+        outcome.withLock { $0.replacement = error }
+    }
+
+    func deliver() {
+        guard let response = deliveredResponse() else { return }
+        switch delivery {
+        case let .handler(queue, completionHandler):
+            if queue === DispatchQueue.lupineInline {
+                completionHandler(response)
+            } else {
+                queue.async { completionHandler(response) }
+            }
+        case let .pending(pending):
+            // The awaiting task is woken once the root-queue work delivering the response is
+            // over: it then finds the root queue free for its next request.
+            if let runner = request.session?.rootQueueRunner {
+                runner.afterCurrentWork(self)
+            } else {
+                pending.fulfil(response)
+            }
+        }
+    }
+
+    func runAfterRootQueueWork() {
+        guard case let .pending(pending) = delivery, let response = deliveredResponse() else { return }
+        pending.fulfil(response)
+    }
+
+    private func deliveredResponse() -> Reading.Response? {
+        let (response, replacement) = outcome.withLock { $0 }
+        guard let response else { return nil }
+        return replacement.map { response.replacingResult(with: $0) } ?? response
+    }
+}
