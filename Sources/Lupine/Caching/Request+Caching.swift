@@ -11,6 +11,19 @@ extension Request {
         cachedResponseHandler ?? session?.defaultCachedResponseHandler
     }
 
+    /// A complete response to offer to the cache: the request of the hop that received it, and
+    /// when it was sent and answered.
+    struct CacheOffer: Sendable {
+        let urlRequest: URLRequest
+        let requestTime: Date
+        let responseTime: Date
+    }
+
+    /// Offers the response `offer` describes to the cache.
+    func offerResponseToCache(_ offer: CacheOffer) {
+        offerResponseToCache(sentAs: offer.urlRequest, requestTime: offer.requestTime, responseTime: offer.responseTime)
+    }
+
     /// Offers the complete response of the hop that sent `urlRequest` to the cache.
     func offerResponseToCache(sentAs urlRequest: URLRequest, requestTime: Date, responseTime: Date) {
         guard let httpCache = session?.httpCache else { return }

@@ -53,6 +53,27 @@ public final class CompositeEventMonitor: EventMonitor {
         }
     }
 
+    /// `performEvent(kind, event)` for an event about `payload`, with `event` capturing nothing: a
+    /// member's mailbox that delivers at once needs no closure.
+    func performEvent<Payload: Sendable>(_ kind: MonitorEvent, about payload: Payload,
+                                         _ event: @escaping @Sendable (any EventMonitor, Payload) -> Void) {
+        for index in monitors.indices {
+            let audience = audiences[index]
+            guard audience.wants(kind) else { continue }
+            // Checked here rather than by `post`: the event closure in a generic payload would
+            // be wrapped in a thunk, an allocation.
+            if mailboxes[index].runsAtOnce() {
+                event(monitors[index], payload)
+                audience.learn()
+            } else {
+                mailboxes[index].post((event, monitors[index], audience, payload)) { event, monitor, audience, payload in
+                    event(monitor, payload)
+                    audience.learn()
+                }
+            }
+        }
+    }
+
     /// Whether any member implements `event` (as far as Lupine knows: a monitor type that kept
     /// the default is seen doing so on its first event).
     func wants(_ event: MonitorEvent) -> Bool {

@@ -44,7 +44,7 @@ final class EventMailbox: Sendable {
     /// drain of this mailbox can run meanwhile (it needs the root queue too), so with nothing
     /// pending or scheduled it is. A post from another thread after this answer comes after the
     /// event in order, as it would have.
-    private func runsAtOnce() -> Bool {
+    func runsAtOnce() -> Bool {
         guard rootQueueRunner?.isCurrent ?? false else { return false }
         return state.withLockedValue { !$0.isDrainScheduled }
     }

@@ -30,7 +30,7 @@ public class DataRequest: Request, @unchecked Sendable {
         var expectedLength = 0
         /// The bound on `data`; lowered only by tests, before the request is resumed.
         var maximumSize = DataRequest.maximumDataSize
-        var validators: [Validator] = []
+        var validators = SmallList<Validator>()
 
         /// Adds a part of the body; returns the bytes collected so far.
         mutating func append(_ part: Data) -> Int {
@@ -106,7 +106,7 @@ public class DataRequest: Request, @unchecked Sendable {
 
     override func runValidators() {
         let validators = dataState.withLock { $0.validators }
-        for validator in validators {
+        validators.forEach { validator in
             runValidation(validator.check)
             if let next = validator.next { runValidation(next) }
         }

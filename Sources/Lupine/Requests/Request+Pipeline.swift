@@ -125,7 +125,7 @@ extension Request {
             Self.attemptTaskWillSend(sentRequest, in: &state)
         }
         // A redirect hop continues the attempt's exchange, as it continues a URLSession task.
-        if !isRedirectHop { notify(.didResumeExchange) { $0.requestDidResumeExchange(self) } }
+        if !isRedirectHop { notify(.didResumeExchange, about: self as Request) { $0.requestDidResumeExchange($1) } }
         if let answer = proxyAuthorizationAnswer(for: transportRequest?.proxy) { transportRequest?.proxy?.authorization = answer }
         let exchange = RequestExchange(request: self, hopID: hopID, urlRequest: sentRequest, proxy: transportRequest?.proxy,
                                        cacheAction: cacheAction)
@@ -192,7 +192,7 @@ extension Request {
     /// transfer completes.
     /// `cacheOffer` offers a complete response from the network to the cache.
     func exchangeDidComplete(hop hopID: Int, sentAs urlRequest: URLRequest, task: any TransportTask,
-                             cacheOffer: (@Sendable () -> Void)? = nil) {
+                             cacheOffer: CacheOffer? = nil) {
         guard let outcome = mutableState.withLock({ $0.machine.hopCompleted(hopID) }) else { return }
         switch outcome {
         case let .follow(nextRequest), let .answerChallenge(nextRequest):
@@ -207,7 +207,7 @@ extension Request {
             if !stored.data.isEmpty { exchangeDidReceive(bodyPart: stored.data, task: task) }
             didCompleteTransfer(error: nil)
         case .deliver:
-            didCompleteTransfer(error: nil, beforeValidation: cacheOffer)
+            didCompleteTransfer(error: nil, cacheOffer: cacheOffer)
         }
     }
 
@@ -253,34 +253,51 @@ extension Request {
     }
 
     /// The attempt's exchange ended (all hops); `error` is nil for a complete response.
-    /// `beforeValidation` runs first on the root queue.
-    func didCompleteTransfer(error transportError: AFError?, beforeValidation: (@Sendable () -> Void)? = nil) {
+    /// `cacheOffer` is offered to the cache first, on the root queue.
+    func didCompleteTransfer(error transportError: AFError?, cacheOffer: CacheOffer? = nil) {
         let attempt = attemptTaskDidEnd(with: transportError)
         let now = Date()
         let (error, timeline, usedNetwork) = mutableState.withLock { state in
             let usedNetwork = state.machine.attempt?.hopUsesNetwork ?? true
             return (state.machine.transferCompleted(error: transportError, at: now), state.machine.timeline, usedNetwork)
         }
-        let complete: @Sendable () -> Void = {
-            beforeValidation?()
-            self.transferWillComplete(error: error)
-            if error == nil { self.runValidators() }
-            // After the validators, as Alamofire reports `didCompleteTask`.
-            self.notify(.didCompleteAttempt) { $0.request(self, didCompleteAttemptWithError: error, timeline: timeline) }
-            if let attempt { self.attemptTaskDidReportCompletion(attempt, error: transportError) }
-            self.retryOrFinish(error: self.error)
-        }
+        let completion = TransferCompletion(transportError: transportError, error: error, timeline: timeline,
+                                            attempt: attempt, cacheOffer: cacheOffer)
         // From the network, on the transport's thread when the root queue is free: the rest of the
         // request (validators, serializers, the caller's continuation) then costs no thread
         // hand-off, and a network round trip has left the caller time to chain its handlers and
         // validators. A URLProtocol class or the cache answers at once: queued, as Alamofire would.
-        if usedNetwork {
-            runForTransport(complete)
+        if usedNetwork, let runner = session?.rootQueueRunner {
+            runner.runForTransport(self, completion) { $0.completeTransfer($1) }
         } else if let runner = session?.rootQueueRunner {
-            runner.async(complete)
+            runner.async { self.completeTransfer(completion) }
         } else {
-            underlyingQueue.async(execute: complete)
+            underlyingQueue.async { self.completeTransfer(completion) }
         }
+    }
+
+    /// What the end of an attempt's exchange carries to the root queue.
+    struct TransferCompletion: Sendable {
+        let transportError: AFError?
+        /// The request's error once the transfer is complete.
+        let error: AFError?
+        let timeline: Timeline
+        /// The attempt whose task reports the completion, if it has one.
+        let attempt: Int?
+        let cacheOffer: CacheOffer?
+    }
+
+    /// The end of an attempt's exchange, on the root queue: the cache offer, the validators, the
+    /// attempt's completion, then the retry decision.
+    private func completeTransfer(_ completion: TransferCompletion) {
+        if let offer = completion.cacheOffer { offerResponseToCache(offer) }
+        let error = completion.error, timeline = completion.timeline
+        transferWillComplete(error: error)
+        if error == nil { runValidators() }
+        // After the validators, as Alamofire reports `didCompleteTask`.
+        notify(.didCompleteAttempt, about: (self as Request, error, timeline)) { $0.request($1.0, didCompleteAttemptWithError: $1.1, timeline: $1.2) }
+        if let attempt = completion.attempt { attemptTaskDidReportCompletion(attempt, error: completion.transportError) }
+        retryOrFinish(error: self.error)
     }
 
     /// Records a transport-level failure found by the sink (a body too large, a range that does
@@ -383,7 +400,7 @@ extension Request {
         uploadCounts.set(total: 0, completed: 0)
         downloadCounts.set(total: 0, completed: 0)
         resetForRetry()
-        notify(.isRetrying) { $0.requestIsRetrying(self) }
+        notify(.isRetrying, about: self as Request) { $0.requestIsRetrying($1) }
         session?.setUpRetry(of: self)
     }
 
@@ -392,7 +409,7 @@ extension Request {
         let shouldFinish = mutableState.withLock { $0.machine.beginFinishing(error: error) }
         guard shouldFinish else { return }
         attemptTaskDidEndWithoutExchange()
-        notify(.didFinish) { $0.requestDidFinish(self) }
+        notify(.didFinish, about: self as Request) { $0.requestDidFinish($1) }
         processNextResponseSerializer()
     }
 

@@ -173,11 +173,11 @@ public class Request: @unchecked Sendable {
     public func cancel() -> Self {
         let action = mutableState.withLock { $0.machine.cancel() }
         if case .ignore = action { return self }
-        notify(.didCancel) { $0.requestDidCancel(self) }
+        notify(.didCancel, about: self as Request) { $0.requestDidCancel($1) }
         attemptTaskDidFollowRequest(.cancel)
         switch action {
         case let .cancelExchange(task):
-            notify(.didCancelExchange) { $0.requestDidCancelExchange(self) }
+            notify(.didCancelExchange, about: self as Request) { $0.requestDidCancelExchange($1) }
             task?.cancel()
         case .finish: underlyingQueue.async { self.finish() }
         case .notifyOnly, .ignore: break
@@ -197,9 +197,9 @@ public class Request: @unchecked Sendable {
         }
         guard case let .suspended(exchangeIsRunning) = action else { return self }
         readDemand.settle()
-        notify(.didSuspend) { $0.requestDidSuspend(self) }
+        notify(.didSuspend, about: self as Request) { $0.requestDidSuspend($1) }
         attemptTaskDidFollowRequest(.suspend)
-        if exchangeIsRunning { notify(.didSuspendExchange) { $0.requestDidSuspendExchange(self) } }
+        if exchangeIsRunning { notify(.didSuspendExchange, about: self as Request) { $0.requestDidSuspendExchange($1) } }
         return self
     }
 
@@ -214,12 +214,12 @@ public class Request: @unchecked Sendable {
         }
         guard case let .resumed(then: next) = action else { return self }
         readDemand.settle()
-        notify(.didResume) { $0.requestDidResume(self) }
+        notify(.didResume, about: self as Request) { $0.requestDidResume($1) }
         attemptTaskDidFollowRequest(.resume)
         switch next {
         case .startSetup: session?.readyToPerform(request: self)
         case let .startExchange(urlRequest): startExchange(urlRequest)
-        case .resumeExchange: notify(.didResumeExchange) { $0.requestDidResumeExchange(self) }
+        case .resumeExchange: notify(.didResumeExchange, about: self as Request) { $0.requestDidResumeExchange($1) }
         case .nothing: break
         }
         return self
@@ -460,12 +460,14 @@ public class Request: @unchecked Sendable {
     }
 
     /// `notify(kind, event)` for an event about `payload`, with `event` capturing nothing: the
-    /// closure that carries the payload is made only when a monitor implements the event.
+    /// Session's monitors get it without a closure when their mailboxes deliver at once; one is
+    /// made for monitors added to the request. In a method returning `Self`, pass `self as Request`:
+    /// the 6.3.1 compiler crashes in IRGen on a payload of dynamic `Self` in release builds.
     @inline(__always)
     func notify<Payload: Sendable>(_ kind: MonitorEvent, about payload: Payload,
                                    _ event: @escaping @Sendable (any EventMonitor, Payload) -> Void) {
-        guard monitorsWant(kind) else { return }
-        notify(kind) { event($0, payload) }
+        if let sessionMonitor, sessionMonitor.wants(kind) { sessionMonitor.performEvent(kind, about: payload, event) }
+        if hasAddedMonitors.load(ordering: .acquiring) { eventMonitorsAdded(kind) { event($0, payload) } }
     }
 
     private func eventMonitorsAdded(_ kind: MonitorEvent, _ event: @escaping @Sendable (any EventMonitor) -> Void) {

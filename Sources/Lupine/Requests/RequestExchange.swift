@@ -158,15 +158,12 @@ final class RequestExchange: TransportEvents {
             request.didCompleteTransfer(error: .sessionTaskFailed(error: error))
             return
         }
-        var cacheOffer: (@Sendable () -> Void)?
+        var cacheOffer: Request.CacheOffer?
         if cacheAction != nil, !isReplay {
             // Offered on the root queue with the completion, before the validators and the
             // handlers, so that the response is stored by the time handlers run.
-            let (request, urlRequest, requestTime) = (request, urlRequest, requestTime)
-            let responseTime = request.hopResponseTime(hopID) ?? requestTime
-            cacheOffer = {
-                request.offerResponseToCache(sentAs: urlRequest, requestTime: requestTime, responseTime: responseTime)
-            }
+            cacheOffer = Request.CacheOffer(urlRequest: urlRequest, requestTime: requestTime,
+                                            responseTime: request.hopResponseTime(hopID) ?? requestTime)
         }
         request.exchangeDidComplete(hop: hopID, sentAs: urlRequest, task: task, cacheOffer: cacheOffer)
     }

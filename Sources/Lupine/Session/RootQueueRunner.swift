@@ -119,6 +119,15 @@ final class RootQueueRunner: Sendable {
         }
     }
 
+    /// `runForTransport(_:)` for work on `subject` and `payload` that captures nothing else: no
+    /// closure is made unless the work has to be queued.
+    func runForTransport<Subject: AnyObject & Sendable, Payload: Sendable>(_ subject: Subject, _ payload: Payload,
+                                                                           _ work: @escaping @Sendable (Subject, Payload) -> Void) {
+        if isCurrent || !runSynchronouslyIfIdle({ work(subject, payload) }) {
+            async { work(subject, payload) }
+        }
+    }
+
     private func runSynchronouslyIfIdle(_ work: () -> Void) -> Bool {
         // Never from inside another Session's root-queue work: two Sessions entering each other's
         // root queue synchronously could each wait for the other.

@@ -55,9 +55,12 @@ extension Session {
             throw Self.failure(.unsupportedURL, url: url)
         }
         guard let host = url.host, !host.isEmpty else { throw Self.failure(.badURL, url: url) }
-        var headerFields = (urlRequest.allHTTPHeaderFields ?? [:])
-            .sorted { Self.precedesIgnoringASCIICase($0.key, $1.key) }
-            .map { HTTPHeader(name: $0.key, value: $0.value) }
+        // One array, sorted in place, with room for the cookie and the conditional fields.
+        let ownFields = urlRequest.allHTTPHeaderFields ?? [:]
+        var headerFields: [HTTPHeader] = []
+        headerFields.reserveCapacity(ownFields.count + conditionalHeaders.count + 1)
+        for (name, value) in ownFields { headerFields.append(HTTPHeader(name: name, value: value)) }
+        headerFields.sort { Self.precedesIgnoringASCIICase($0.name, $1.name) }
         if let cookie = cookieHeader(for: urlRequest) { headerFields.append(cookie) }
         headerFields += conditionalHeaders
         let proxy = proxy(for: url, headerFields: &headerFields)
