@@ -178,6 +178,16 @@ import Testing
         #expect(control.seconds("min-fresh") == .absent)
     }
 
+    @Test func aDirectiveIsFoundInPlaceAsTheParserFindsIt() {
+        let values = ["no-store", " No-Store ", "max-age=5, no-store", "no-store=\"x\"", "private=\"a, no-store\"",
+                      "no-storex", "max-age=no-store", ""]
+        for value in values {
+            #expect(CacheControl.lists("no-store", in: value) == CacheControl([value]).has("no-store"), "\(value)")
+        }
+        #expect(CacheControl.lists("no-store", in: "max-age=5, NO-STORE"))
+        #expect(!CacheControl.lists("no-store", in: "private=\"a, no-store\""))
+    }
+
     @Test(arguments: ["Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994"])
     func httpDatesOfEveryFormatParse(_ text: String) {
         #expect(HTTPDate.parse(text) == Date(timeIntervalSince1970: 784_111_777))

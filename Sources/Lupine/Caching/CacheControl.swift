@@ -68,8 +68,25 @@ struct CacheControl: Equatable {
 
     /// Splits at commas that are not inside a quoted string.
     private static func split(_ value: String) -> [Substring] {
-        // Over UTF-8 bytes: commas and quotes are ASCII, so the indices are Character boundaries.
         var items: [Substring] = []
+        forEachItem(of: value) { items.append($0) }
+        return items
+    }
+
+    /// Whether the field value `value` lists `directive` (a lowercase name), with or without an
+    /// argument: read in place, without parsing the value into directives.
+    static func lists(_ directive: String, in value: String) -> Bool {
+        var found = false
+        forEachItem(of: value) { item in
+            let name = item.firstIndex(of: "=").map { item[..<$0] } ?? item
+            if !found, name.lupineTrimmingASCIIWhitespace().lupineEqualsIgnoringASCIICase(directive) { found = true }
+        }
+        return found
+    }
+
+    /// Calls `body` with each comma-separated item of `value`, commas inside quotes excepted.
+    private static func forEachItem(of value: String, _ body: (Substring) -> Void) {
+        // Over UTF-8 bytes: commas and quotes are ASCII, so the indices are Character boundaries.
         let bytes = value.utf8
         var start = bytes.startIndex
         var quoted = false
@@ -78,13 +95,12 @@ struct CacheControl: Equatable {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") { quoted.toggle() }
             if byte == UInt8(ascii: ","), !quoted {
-                items.append(value[start..<index])
+                body(value[start..<index])
                 start = bytes.index(after: index)
             }
             index = bytes.index(after: index)
         }
-        items.append(value[start...])
-        return items
+        body(value[start...])
     }
 }
 

@@ -29,6 +29,12 @@ extension Request {
         guard let httpCache = session?.httpCache else { return }
         let (response, error) = mutableState.withLock { ($0.machine.attempt?.response, $0.machine.error) }
         guard error == nil, let response else { return }
+        // A response that forbids storing (`no-store`, as many API responses say) is turned down
+        // before its fields become a dictionary.
+        let forbidsStoring = response.head.headerFields.contains {
+            $0.name.lupineEqualsIgnoringASCIICase("Cache-Control") && CacheControl.lists("no-store", in: $0.value)
+        }
+        guard !forbidsStoring else { return }
         let data = (self as? DataRequest)?.data ?? Data()
         httpCache.storeIfAllowed(statusCode: response.statusCode,
                                  headerFields: ResponseHeaderFields.dictionary(from: response.head.headerFields),
