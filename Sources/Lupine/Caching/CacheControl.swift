@@ -78,7 +78,8 @@ struct CacheControl: Equatable {
     static func lists(_ directive: String, in value: String) -> Bool {
         var found = false
         forEachItem(of: value) { item in
-            let name = item.firstIndex(of: "=").map { item[..<$0] } ?? item
+            // Over UTF-8 bytes: a Character search would break the item into graphemes.
+            let name = item.utf8.firstIndex(of: UInt8(ascii: "=")).map { item[..<$0] } ?? item
             if !found, name.lupineTrimmingASCIIWhitespace().lupineEqualsIgnoringASCIICase(directive) { found = true }
         }
         return found
