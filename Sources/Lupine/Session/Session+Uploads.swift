@@ -33,17 +33,3 @@ extension Session {
                                  shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
     }
 }
-
-/// A URL, method and headers (no parameters), turned into a URLRequest when an upload sets up.
-struct UploadURLRequestConvertible: URLRequestConvertible {
-    let url: any URLConvertible
-    let method: HTTPMethod
-    let headers: HTTPHeaders?
-    let requestModifier: Session.RequestModifier?
-
-    func asURLRequest() throws -> URLRequest {
-        var request = try URLRequest(url: url, method: method, headers: headers)
-        try requestModifier?(&request)
-        return request
-    }
-}

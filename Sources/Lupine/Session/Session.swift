@@ -234,8 +234,8 @@ open class Session: @unchecked Sendable {
                       interceptor: (any RequestInterceptor)? = nil,
                       shouldAutomaticallyResume: Bool? = nil,
                       requestModifier: RequestModifier? = nil) -> DataRequest {
-        let convertible = ParametersRequestConvertible(url: convertible, method: method, parameters: parameters,
-                                                       encoding: encoding, headers: headers, requestModifier: requestModifier)
+        let convertible = SessionRequestConvertible(url: convertible, method: method, headers: headers, requestModifier: requestModifier,
+                                                    parameters: DictionaryParameters(parameters: parameters, encoding: encoding))
         return request(convertible, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume)
     }
 
@@ -249,8 +249,8 @@ open class Session: @unchecked Sendable {
                                                         interceptor: (any RequestInterceptor)? = nil,
                                                         shouldAutomaticallyResume: Bool? = nil,
                                                         requestModifier: RequestModifier? = nil) -> DataRequest {
-        let convertible = EncodableRequestConvertible(url: convertible, method: method, parameters: parameters,
-                                                      encoder: encoder, headers: headers, requestModifier: requestModifier)
+        let convertible = SessionRequestConvertible(url: convertible, method: method, headers: headers, requestModifier: requestModifier,
+                                                    parameters: EncodableParameters(value: parameters, encoder: encoder))
         return request(convertible, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume)
     }
 
@@ -279,8 +279,8 @@ open class Session: @unchecked Sendable {
                        shouldAutomaticallyResume: Bool? = nil,
                        requestModifier: RequestModifier? = nil,
                        to destination: DownloadRequest.Destination? = nil) -> DownloadRequest {
-        let convertible = ParametersRequestConvertible(url: convertible, method: method, parameters: parameters,
-                                                       encoding: encoding, headers: headers, requestModifier: requestModifier)
+        let convertible = SessionRequestConvertible(url: convertible, method: method, headers: headers, requestModifier: requestModifier,
+                                                    parameters: DictionaryParameters(parameters: parameters, encoding: encoding))
         return download(convertible, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, to: destination)
     }
 
@@ -297,8 +297,8 @@ open class Session: @unchecked Sendable {
                                                          shouldAutomaticallyResume: Bool? = nil,
                                                          requestModifier: RequestModifier? = nil,
                                                          to destination: DownloadRequest.Destination? = nil) -> DownloadRequest {
-        let convertible = EncodableRequestConvertible(url: convertible, method: method, parameters: parameters,
-                                                      encoder: encoder, headers: headers, requestModifier: requestModifier)
+        let convertible = SessionRequestConvertible(url: convertible, method: method, headers: headers, requestModifier: requestModifier,
+                                                    parameters: EncodableParameters(value: parameters, encoder: encoder))
         return download(convertible, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, to: destination)
     }
 
@@ -362,7 +362,8 @@ open class Session: @unchecked Sendable {
                      shouldAutomaticallyResume: Bool? = nil,
                      fileManager: FileManager = .default,
                      requestModifier: RequestModifier? = nil) -> UploadRequest {
-        let convertible = UploadURLRequestConvertible(url: convertible, method: method, headers: headers, requestModifier: requestModifier)
+        let convertible = SessionRequestConvertible(url: convertible, method: method, headers: headers, requestModifier: requestModifier,
+                                                    parameters: NoParameters())
         return upload(data, with: convertible, interceptor: interceptor,
                       shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
     }
@@ -389,7 +390,8 @@ open class Session: @unchecked Sendable {
                      shouldAutomaticallyResume: Bool? = nil,
                      fileManager: FileManager = .default,
                      requestModifier: RequestModifier? = nil) -> UploadRequest {
-        let convertible = UploadURLRequestConvertible(url: convertible, method: method, headers: headers, requestModifier: requestModifier)
+        let convertible = SessionRequestConvertible(url: convertible, method: method, headers: headers, requestModifier: requestModifier,
+                                                    parameters: NoParameters())
         return upload(fileURL, with: convertible, interceptor: interceptor,
                       shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
     }
@@ -414,7 +416,8 @@ open class Session: @unchecked Sendable {
                      interceptor: (any RequestInterceptor)? = nil,
                      fileManager: FileManager = .default,
                      requestModifier: RequestModifier? = nil) -> UploadRequest {
-        let convertible = UploadURLRequestConvertible(url: convertible, method: method, headers: headers, requestModifier: requestModifier)
+        let convertible = SessionRequestConvertible(url: convertible, method: method, headers: headers, requestModifier: requestModifier,
+                                                    parameters: NoParameters())
         return upload(stream, with: convertible, interceptor: interceptor, fileManager: fileManager)
     }
 
@@ -473,7 +476,8 @@ open class Session: @unchecked Sendable {
                      shouldAutomaticallyResume: Bool? = nil,
                      fileManager: FileManager = .default,
                      requestModifier: RequestModifier? = nil) -> UploadRequest {
-        let convertible = UploadURLRequestConvertible(url: url, method: method, headers: headers, requestModifier: requestModifier)
+        let convertible = SessionRequestConvertible(url: url, method: method, headers: headers, requestModifier: requestModifier,
+                                                    parameters: NoParameters())
         return makeMultipartUploadRequest(multipartFormData, with: convertible, threshold: encodingMemoryThreshold,
                                           interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume,
                                           fileManager: fileManager)
@@ -508,8 +512,8 @@ open class Session: @unchecked Sendable {
                                                               interceptor: (any RequestInterceptor)? = nil,
                                                               shouldAutomaticallyResume: Bool? = nil,
                                                               requestModifier: RequestModifier? = nil) -> DataStreamRequest {
-        let convertible = EncodableRequestConvertible(url: convertible, method: method, parameters: parameters,
-                                                      encoder: encoder, headers: headers, requestModifier: requestModifier)
+        let convertible = SessionRequestConvertible(url: convertible, method: method, headers: headers, requestModifier: requestModifier,
+                                                    parameters: EncodableParameters(value: parameters, encoder: encoder))
         return streamRequest(convertible, automaticallyCancelOnStreamError: automaticallyCancelOnStreamError,
                              interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume)
     }
@@ -525,9 +529,8 @@ open class Session: @unchecked Sendable {
                             interceptor: (any RequestInterceptor)? = nil,
                             shouldAutomaticallyResume: Bool? = nil,
                             requestModifier: RequestModifier? = nil) -> DataStreamRequest {
-        let convertible = EncodableRequestConvertible<Empty>(url: convertible, method: method, parameters: nil,
-                                                           encoder: URLEncodedFormParameterEncoder.default,
-                                                             headers: headers, requestModifier: requestModifier)
+        let convertible = SessionRequestConvertible(url: convertible, method: method, headers: headers, requestModifier: requestModifier,
+                                                    parameters: NoParameters())
         return streamRequest(convertible, automaticallyCancelOnStreamError: automaticallyCancelOnStreamError,
                              interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume)
     }
@@ -575,8 +578,8 @@ open class Session: @unchecked Sendable {
                                            shouldAutomaticallyResume: Bool? = nil,
                                            requestModifier: RequestModifier? = nil) -> WebSocketRequest
         where Parameters: Encodable & Sendable {
-        let convertible = EncodableRequestConvertible(url: url, method: .get, parameters: parameters,
-                                                      encoder: encoder, headers: headers, requestModifier: requestModifier)
+        let convertible = SessionRequestConvertible(url: url, method: .get, headers: headers, requestModifier: requestModifier,
+                                                    parameters: EncodableParameters(value: parameters, encoder: encoder))
         return webSocketRequest(performing: convertible, configuration: configuration, interceptor: interceptor,
                                 shouldAutomaticallyResume: shouldAutomaticallyResume)
     }
