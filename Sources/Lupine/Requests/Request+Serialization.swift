@@ -29,18 +29,16 @@ extension Request {
         if runNow {
             underlyingQueue.async { self.processNextResponseSerializer() }
         }
-        if mayResume {
-            let start: @Sendable () -> Void = { self.resumeIfAutomatic() }
-            if startsOnCallingThread, let session {
-                session.rootQueueRunner.run(self) { $0.resumeIfAutomatic() }
-            } else if let session {
-                let runner = session.rootQueueRunner
-                callersSchedulingStart.add(1, ordering: .sequentiallyConsistent)
-                runner.async { self.startOnceTheCallerHasLeft(start, on: runner, callerWasInside: false) }
-                callersSchedulingStart.subtract(1, ordering: .sequentiallyConsistent)
-            } else {
-                underlyingQueue.async(execute: start)
-            }
+        guard mayResume else { return }
+        if startsOnCallingThread, let session {
+            session.rootQueueRunner.run(self) { $0.resumeIfAutomatic() }
+        } else if let session {
+            let runner = session.rootQueueRunner
+            callersSchedulingStart.add(1, ordering: .sequentiallyConsistent)
+            runner.async { self.startOnceTheCallerHasLeft({ self.resumeIfAutomatic() }, on: runner, callerWasInside: false) }
+            callersSchedulingStart.subtract(1, ordering: .sequentiallyConsistent)
+        } else {
+            underlyingQueue.async { self.resumeIfAutomatic() }
         }
     }
 
