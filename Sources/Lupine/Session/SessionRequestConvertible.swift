@@ -10,25 +10,27 @@ import FoundationNetworking
 /// A class: the request holds it as `any URLRequestConvertible`, where a struct this size would be
 /// boxed, and the box copied once more as the request stores it.
 final class SessionRequestConvertible<Body: RequestParametersEncoding>: URLRequestConvertible {
-    let url: any URLConvertible
-    let method: HTTPMethod
-    let headers: HTTPHeaders?
-    let requestModifier: Session.RequestModifier?
+    /// What the URLRequest is made of before its parameters go in.
+    struct Parts: Sendable {
+        let url: any URLConvertible
+        let method: HTTPMethod
+        let headers: HTTPHeaders?
+        let requestModifier: Session.RequestModifier?
+    }
+
+    let parts: Parts
     /// The parameters, and how they go into the request.
     let parameters: Body
 
     init(url: any URLConvertible, method: HTTPMethod, headers: HTTPHeaders?, requestModifier: Session.RequestModifier?,
          parameters: Body) {
-        self.url = url
-        self.method = method
-        self.headers = headers
-        self.requestModifier = requestModifier
+        parts = Parts(url: url, method: method, headers: headers, requestModifier: requestModifier)
         self.parameters = parameters
     }
 
     func asURLRequest() throws -> URLRequest {
-        var request = try URLRequest(url: url, method: method, headers: headers)
-        try requestModifier?(&request)
+        var request = try URLRequest(url: parts.url, method: parts.method, headers: parts.headers)
+        try parts.requestModifier?(&request)
         return try parameters.encode(into: request)
     }
 }
