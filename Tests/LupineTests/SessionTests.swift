@@ -109,6 +109,28 @@ import Testing
         #expect(request.performedRequests.count == 1)
         #expect(request.performedRequests.first?.value(forHTTPHeaderField: "X-Session") == "yes")
         #expect(request.requests.first?.value(forHTTPHeaderField: "X-Session") == nil)
+        // The task shows the request as sent too, and the server got the field.
+        #expect(request.task?.currentRequest?.value(forHTTPHeaderField: "X-Session") == "yes")
+        #expect(request.task?.originalRequest?.value(forHTTPHeaderField: "X-Session") == nil)
+        #expect(Self.receivedHeaders(request.data)?["X-Session"] == "yes")
+    }
+
+    /// The header fields `/headers` says it received.
+    static func receivedHeaders(_ body: Data?) -> [String: String]? {
+        guard let body, let json = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return nil }
+        return json["headers"] as? [String: String]
+    }
+
+    @Test func aRequestsOwnFieldWinsOverTheSessionsOfTheSameName() async throws {
+        let server = try await testServer()
+        let configuration = URLSessionConfiguration.af.default
+        configuration.headers.add(name: "X-Session", value: "session")
+        let session = Session(configuration: configuration)
+        let request = session.request(server.url("/headers"), headers: ["x-session": "own"])
+        let received = Self.receivedHeaders(await request.serializingData().response.data)
+        #expect(received?.first { $0.key.lowercased() == "x-session" }?.value == "own")
+        #expect(received?.count(where: { $0.key.lowercased() == "x-session" }) == 1)
+        #expect(request.performedRequests.first?.value(forHTTPHeaderField: "X-Session") == "own")
     }
 }
 

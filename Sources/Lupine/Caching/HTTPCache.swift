@@ -14,14 +14,15 @@ struct HTTPCache: Sendable {
     }
 
     /// What the cache does for one hop, decided before the network is used.
-    func action(for request: URLRequest, policy: URLRequest.CachePolicy, now: Date = Date()) -> HTTPCacheAction {
+    func action(for request: URLRequest, headerFields: [String: String]? = nil, policy: URLRequest.CachePolicy,
+                now: Date = Date()) -> HTTPCacheAction {
         guard let url = request.url else { return .load }
         let method = request.httpMethod ?? "GET"
         // Only a GET is ever answered from the store, and the reload policies never use it: the
         // store is not asked then.
         guard method.lupineEqualsIgnoringASCIICase("GET"),
               policy != .reloadIgnoringLocalCacheData, policy != .reloadIgnoringLocalAndRemoteCacheData else { return .load }
-        let requestHeaders = request.allHTTPHeaderFields ?? [:]
+        let requestHeaders = headerFields ?? request.allHTTPHeaderFields ?? [:]
         let stored = store.lookUp(url, key: HTTPCacheKey(url), requestHeaders: requestHeaders)
         let decision = HTTPCacheRules.decision(method: method,
                                                requestHeaders: requestHeaders,

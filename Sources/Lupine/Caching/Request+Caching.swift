@@ -14,18 +14,13 @@ extension Request {
     /// A complete response to offer to the cache: the request of the hop that received it, and
     /// when it was sent and answered.
     struct CacheOffer: Sendable {
-        let urlRequest: URLRequest
+        let outgoing: OutgoingRequest
         let requestTime: Date
         let responseTime: Date
     }
 
-    /// Offers the response `offer` describes to the cache.
+    /// Offers the complete response `offer` describes to the cache.
     func offerResponseToCache(_ offer: CacheOffer) {
-        offerResponseToCache(sentAs: offer.urlRequest, requestTime: offer.requestTime, responseTime: offer.responseTime)
-    }
-
-    /// Offers the complete response of the hop that sent `urlRequest` to the cache.
-    func offerResponseToCache(sentAs urlRequest: URLRequest, requestTime: Date, responseTime: Date) {
         guard let httpCache = session?.httpCache else { return }
         let (response, error) = mutableState.withLock { ($0.machine.attempt?.response, $0.machine.error) }
         guard error == nil, let response else { return }
@@ -36,12 +31,13 @@ extension Request {
         }
         guard !forbidsStoring else { return }
         let data = (self as? DataRequest)?.data ?? Data()
+        let urlRequest = offer.outgoing.urlRequest
         httpCache.storeIfAllowed(statusCode: response.statusCode,
                                  headerFields: ResponseHeaderFields.dictionary(from: response.head.headerFields),
                                  data: data,
                                  for: urlRequest,
-                                 requestTime: requestTime,
-                                 responseTime: responseTime,
+                                 requestTime: offer.requestTime,
+                                 responseTime: offer.responseTime,
                                  handler: effectiveCachedResponseHandler,
                                  // The facade task is made only for a handler to see.
                                  task: { self.cacheHandlerTask(for: urlRequest) })

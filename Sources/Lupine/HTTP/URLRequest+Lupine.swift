@@ -60,8 +60,12 @@ extension URLRequest {
     }
 
     func lupineValidateHeaderFields() throws {
-        guard let fields = allHTTPHeaderFields,
-              fields.contains(where: { InvalidHTTPHeaderError.problem(name: $0.key, value: $0.value) != nil })
+        try Self.lupineValidateHeaderFields(allHTTPHeaderFields ?? [:])
+    }
+
+    /// Throws `createURLRequestFailed` for the first field (by name) that may not be sent.
+    static func lupineValidateHeaderFields(_ fields: [String: String]) throws {
+        guard fields.contains(where: { InvalidHTTPHeaderError.problem(name: $0.key, value: $0.value) != nil })
         else { return }
         // Sorted so the reported field does not depend on dictionary order (only when one fails:
         // every request is checked).

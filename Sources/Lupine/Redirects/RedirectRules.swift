@@ -18,10 +18,12 @@ enum RedirectRules {
         case refuse(URLError.Code)
     }
 
-    static func decision(for request: URLRequest, statusCode: Int, location: String?, redirectsSoFar: Int) -> Decision {
-        guard [301, 302, 303, 307, 308].contains(statusCode),
-              let location, !location.isEmpty,
-              let currentURL = request.url,
+    static func decision(for sentRequest: @autoclosure () -> URLRequest, statusCode: Int, location: String?,
+                         redirectsSoFar: Int) -> Decision {
+        // The request is read only for a redirect: most responses are not one.
+        guard [301, 302, 303, 307, 308].contains(statusCode), let location, !location.isEmpty else { return .notARedirect }
+        let request = sentRequest()
+        guard let currentURL = request.url,
               let target = URL(string: location, relativeTo: currentURL)?.absoluteURL,
               let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
         else { return .notARedirect }

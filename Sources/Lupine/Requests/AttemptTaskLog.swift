@@ -21,7 +21,7 @@ struct AttemptTaskLog {
         /// The attempt's URLRequest, as created and adapted.
         let originalRequest: URLRequest
         /// The request of the attempt's current hop as sent (redirects, challenge answers).
-        var currentRequest: URLRequest?
+        var currentRequest: OutgoingRequest?
         /// The response of a redirect hop shown to a redirect handler; the final response is the
         /// request's own `response`.
         var hopResponse: HTTPURLResponse?
@@ -37,7 +37,8 @@ struct AttemptTaskLog {
 
     /// A completed attempt's values, frozen when its exchange ended.
     struct Outcome {
-        var currentRequest: URLRequest?
+        /// The last hop's request as sent; nil when none was sent (the original request then).
+        var currentRequest: OutgoingRequest?
         /// The final response, made into an `HTTPURLResponse` only when the facade is read.
         var response: LazyHTTPResponse?
         /// The response of a redirect hop shown to a redirect handler, when there is no final one.

@@ -8,9 +8,10 @@ import FoundationNetworking
 // Session's credential storage for the challenge's protection space. A second 401 is delivered.
 extension Request {
     /// The request answering the challenge of a 401 response, or nil when it is delivered as is.
-    func requestAnsweringChallenge(of head: TransportResponseHead, to urlRequest: URLRequest) -> URLRequest? {
-        guard head.statusCode == 401,
-              let url = urlRequest.url,
+    func requestAnsweringChallenge(of head: TransportResponseHead, to sentRequest: @autoclosure () -> URLRequest) -> URLRequest? {
+        guard head.statusCode == 401 else { return nil }
+        let urlRequest = sentRequest()
+        guard let url = urlRequest.url,
               let challenge = AuthenticationChallenge.answerable(in: head.headerFields) else { return nil }
         guard mutableState.withLock({ $0.machine.mayAnswerChallenge() }) else { return nil }
         let stored = challenge.protectionSpace(for: url).flatMap { space in

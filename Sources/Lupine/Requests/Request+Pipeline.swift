@@ -84,12 +84,14 @@ extension Request {
             finish(error: .sessionDeinitialized)
             return
         }
-        let sentRequest = session.requestApplyingSessionDefaults(urlRequest)
-        let cacheAction = usesHTTPCache ? session.cacheAction(for: sentRequest) : nil
+        // The Session's header fields are added to what is sent; the URLRequest with them merged
+        // in is made only if something reads it.
+        let outgoing = session.outgoingRequest(for: urlRequest)
+        let cacheAction = usesHTTPCache ? session.cacheAction(for: outgoing) : nil
         let replayed = cacheAction?.replayed
         // A URLProtocol class of the Session may answer in place of the network (any scheme it
         // accepts, and no TLS: no trust evaluation).
-        let urlProtocolClass = session.urlProtocolClass(for: sentRequest, request: self)
+        let urlProtocolClass = session.urlProtocolClass(for: outgoing, request: self)
         let (start, credential) = mutableState.withLock { state in
             (state.machine.hopWillStart(isRedirectHop: isRedirectHop, deadline: session.attemptDeadline), state.credential)
         }
@@ -97,7 +99,7 @@ extension Request {
             // Cancelled just before sending: the request's error is already `.explicitlyCancelled`;
             // its task ends as URLSession ends a cancelled task.
             didCompleteTransfer(error: .sessionTaskFailed(error: URLError(.cancelled, userInfo: [
-                NSURLErrorFailingURLErrorKey: sentRequest.url as Any,
+                NSURLErrorFailingURLErrorKey: outgoing.url as Any,
                 NSLocalizedDescriptionKey: TransportErrorMapping.description(of: .cancelled),
             ])))
             return
@@ -105,10 +107,11 @@ extension Request {
         // A stored response that answers without the network needs no transport request.
         var transportRequest: TransportRequest?
         do {
-            try sentRequest.lupineValidateHeaderFields()
-            if case .fail? = cacheAction { throw Self.cacheMissError(for: sentRequest.url) }
+            try URLRequest.lupineValidateHeaderFields(outgoing.headerFields)
+            if case .fail? = cacheAction { throw Self.cacheMissError(for: outgoing.url) }
             if replayed == nil {
-                transportRequest = try session.transportRequest(for: sentRequest, body: transportBody(for: sentRequest), deadline: deadline,
+                transportRequest = try session.transportRequest(for: outgoing.base, headerFields: outgoing.headerFields,
+                                                                body: transportBody(for: outgoing.base), deadline: deadline,
                                                                 schemes: urlProtocolClass == nil ? supportedURLSchemes : [],
                                                                 conditionalHeaders: cacheAction?.conditionalHeaders ?? [],
                                                                 credential: credential,
@@ -121,13 +124,13 @@ extension Request {
         }
         mutableState.withLock { state in
             if isRedirectHop, !state.performedRequests.isEmpty { state.performedRequests.removeLast() }
-            state.performedRequests.append(sentRequest)
-            Self.attemptTaskWillSend(sentRequest, in: &state)
+            state.performedRequests.append(outgoing)
+            Self.attemptTaskWillSend(outgoing, in: &state)
         }
         // A redirect hop continues the attempt's exchange, as it continues a URLSession task.
         if !isRedirectHop { notify(.didResumeExchange, about: self as Request) { $0.requestDidResumeExchange($1) } }
         if let answer = proxyAuthorizationAnswer(for: transportRequest?.proxy) { transportRequest?.proxy?.authorization = answer }
-        let exchange = RequestExchange(request: self, hopID: hopID, urlRequest: sentRequest, proxy: transportRequest?.proxy,
+        let exchange = RequestExchange(request: self, hopID: hopID, outgoing: outgoing, proxy: transportRequest?.proxy,
                                        cacheAction: cacheAction)
         // A fresh stored response answers without the network, through the same exchange events.
         let replay = replayed.map { CacheReplayTask(stored: $0, events: exchange, queue: underlyingQueue) }
@@ -136,7 +139,7 @@ extension Request {
             task = replay
         } else if let transportRequest {
             task = urlProtocolClass.map { protocolClass in
-                session.urlProtocolTransport(protocolClass, for: sentRequest, request: self, cacheAction: cacheAction)
+                session.urlProtocolTransport(protocolClass, for: outgoing.urlRequest, request: self, cacheAction: cacheAction)
                     .execute(transportRequest, events: exchange)
             } ?? openExchange(transportRequest, on: session, events: exchange)
         } else {
@@ -168,10 +171,10 @@ extension Request {
         underlyingQueue.async { session.invalidateCachedResponse(after: head, for: urlRequest) }
     }
 
-    func exchangeDidSendRequest(_ urlRequest: URLRequest) {
+    func exchangeDidSendRequest(_ outgoing: OutgoingRequest) {
         let now = Date()
         mutableState.withLock { $0.machine.requestSent(at: now) }
-        notify(.didSendURLRequest, about: (self, urlRequest)) { $0.request($1.0, didSendURLRequest: $1.1) }
+        notify(.didSendURLRequest, about: (self, outgoing)) { $0.request($1.0, didSendURLRequest: $1.1.urlRequest) }
     }
 
     /// A final (non-redirect) response head arrived.
@@ -191,7 +194,7 @@ extension Request {
     /// The hop ended: the next hop starts (a followed redirect, an answered challenge), or the
     /// transfer completes.
     /// `cacheOffer` offers a complete response from the network to the cache.
-    func exchangeDidComplete(hop hopID: Int, sentAs urlRequest: URLRequest, task: any TransportTask,
+    func exchangeDidComplete(hop hopID: Int, url: URL?, task: any TransportTask,
                              cacheOffer: CacheOffer? = nil) {
         guard let outcome = mutableState.withLock({ $0.machine.hopCompleted(hopID) }) else { return }
         switch outcome {
@@ -199,7 +202,7 @@ extension Request {
             startExchange(nextRequest, isRedirectHop: true)
         case let .refuse(code):
             let error = URLError(code, userInfo: [
-                NSURLErrorFailingURLErrorKey: urlRequest.url as Any,
+                NSURLErrorFailingURLErrorKey: url as Any,
                 NSLocalizedDescriptionKey: TransportErrorMapping.description(of: code),
             ])
             didCompleteTransfer(error: .sessionTaskFailed(error: error))

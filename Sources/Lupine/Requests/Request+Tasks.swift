@@ -99,7 +99,8 @@ extension Request {
         return mutableState.withLock { state in
             guard let record = state.taskSurface.attempts[number] else { return .released }
             if let outcome = record.outcome {
-                return AttemptTaskView(state: .completed, currentRequest: outcome.currentRequest, response: outcome.response?.response ?? outcome.hopResponse,
+                return AttemptTaskView(state: .completed, currentRequest: outcome.currentRequest?.urlRequest ?? record.originalRequest,
+                                       response: outcome.response?.response ?? outcome.hopResponse,
                                        error: outcome.error, bytesSent: outcome.bytesSent,
                                        bytesExpectedToSend: outcome.bytesExpectedToSend, bytesReceived: outcome.bytesReceived,
                                        bytesExpectedToReceive: outcome.bytesExpectedToReceive)
@@ -112,7 +113,7 @@ extension Request {
             case .finished: .completed
             }
             return AttemptTaskView(state: taskState,
-                                   currentRequest: record.currentRequest ?? record.originalRequest,
+                                   currentRequest: record.currentRequest?.urlRequest ?? record.originalRequest,
                                    response: state.machine.attempt?.response?.response ?? record.hopResponse,
                                    error: nil,
                                    bytesSent: upload.completed,
@@ -203,7 +204,7 @@ extension Request {
             guard let live = state.taskSurface.attempts.live else { return nil }
             let response = state.machine.attempt?.response
             state.taskSurface.attempts.updateLive { record in
-                record.outcome = AttemptTaskLog.Outcome(currentRequest: record.currentRequest ?? record.originalRequest,
+                record.outcome = AttemptTaskLog.Outcome(currentRequest: record.currentRequest,
                                                         response: response,
                                                         hopResponse: live.hopResponse,
                                                         error: error,
@@ -233,10 +234,10 @@ extension Request {
         attemptTaskDidReportCompletion(number, error: cancelled)
     }
 
-    /// The current hop of the running attempt sends `urlRequest` (its `currentRequest`).
+    /// The current hop of the running attempt sends `outgoing` (its `currentRequest`).
     /// Called with the request's state locked.
-    static func attemptTaskWillSend(_ urlRequest: URLRequest, in state: inout RequestMutableState) {
-        state.taskSurface.attempts.updateLive { $0.currentRequest = urlRequest }
+    static func attemptTaskWillSend(_ outgoing: OutgoingRequest, in state: inout RequestMutableState) {
+        state.taskSurface.attempts.updateLive { $0.currentRequest = outgoing }
     }
 
     /// A redirect hop answered `response`: the running attempt's facade, showing it, for the

@@ -139,7 +139,7 @@ public class Request: @unchecked Sendable {
     public var request: URLRequest? { lastRequest }
     /// Requests as handed to the transport, one per attempt (the last redirect hop's request), with
     /// the Session's headers merged in.
-    public var performedRequests: [URLRequest] { mutableState.withLock { $0.performedRequests.array } }
+    public var performedRequests: [URLRequest] { mutableState.withLock { $0.performedRequests.array }.map(\.urlRequest) }
     /// Response of the most recent exchange, if any.
     public var response: HTTPURLResponse? { lazyResponse?.response }
     /// The response of the most recent exchange as the pipeline carries it (see `LazyHTTPResponse`).

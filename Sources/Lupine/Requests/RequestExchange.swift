@@ -17,20 +17,24 @@ final class RequestExchange: TransportEvents {
     private let request: Request
     /// The hop of the request's state machine these events belong to.
     private let hopID: Int
-    private let urlRequest: URLRequest
+    /// What the hop sends; its merged URLRequest (`urlRequest`) is made only when read.
+    private let outgoing: OutgoingRequest
     /// The proxy the hop goes through: a 407 refusing its tunnel may be answered.
     private let proxy: TransportProxy?
     /// nil when the request bypasses the cache (downloads, streams).
     private let cacheAction: HTTPCacheAction?
     private let requestTime = Date()
 
-    init(request: Request, hopID: Int, urlRequest: URLRequest, proxy: TransportProxy? = nil, cacheAction: HTTPCacheAction? = nil) {
+    init(request: Request, hopID: Int, outgoing: OutgoingRequest, proxy: TransportProxy? = nil, cacheAction: HTTPCacheAction? = nil) {
         self.request = request
         self.hopID = hopID
-        self.urlRequest = urlRequest
+        self.outgoing = outgoing
         self.proxy = proxy
         self.cacheAction = cacheAction
     }
+
+    /// The hop's request as sent, the Session's fields merged in.
+    private var urlRequest: URLRequest { outgoing.urlRequest }
 
     private var isReplay: Bool {
         if case .replay? = cacheAction { return true }
@@ -42,7 +46,7 @@ final class RequestExchange: TransportEvents {
     }
 
     func transportDidSendRequest(_ task: any TransportTask) {
-        request.exchangeDidSendRequest(urlRequest)
+        request.exchangeDidSendRequest(outgoing)
     }
 
     func transportDidReceive(_ task: any TransportTask, head received: TransportResponseHead) {
@@ -51,19 +55,20 @@ final class RequestExchange: TransportEvents {
         let now = Date()
         request.hopResponseArrived(hopID, task: task, at: now)
         var head = received
-        if !isReplay { request.exchangeDidReceiveHeadFromNetwork(received, sentAs: urlRequest) }
+        // Cookies and invalidation read the URL, the method and the cookie policy: the base's.
+        if !isReplay { request.exchangeDidReceiveHeadFromNetwork(received, sentAs: outgoing.base) }
         if case let .revalidate(stored, _)? = cacheAction, received.statusCode == 304 {
             let refreshed = request.refreshStoredResponse(stored, with: received, sentAs: urlRequest,
                                                           requestTime: requestTime, responseTime: now)
             request.hopDecided(hopID, .deliverRevalidated(refreshed))
             head = refreshed.head()
         }
-        if let answered = request.requestAnsweringChallenge(of: head, to: urlRequest) {
+        if let answered = request.requestAnsweringChallenge(of: head, to: self.urlRequest) {
             request.hopDecided(hopID, .answerChallenge(answered))
             return
         }
         let location = head.headerFields.first { $0.name.lupineEqualsIgnoringASCIICase("Location") }?.value
-        var decision = RedirectRules.decision(for: urlRequest, statusCode: head.statusCode, location: location,
+        var decision = RedirectRules.decision(for: self.urlRequest, statusCode: head.statusCode, location: location,
                                               redirectsSoFar: request.redirectsSoFar)
         // A URLProtocol that redirects chooses the next request itself, as with URLSession.
         if case .follow = decision, let chosen = (task as? URLProtocolExchange)?.redirectRequest { decision = .follow(chosen) }
@@ -115,7 +120,7 @@ final class RequestExchange: TransportEvents {
     /// A cache replay's response, made once by the stored response for a URL and an `Age` value
     /// (corelibs' HTTPURLResponse initializer was the largest cost of a cache hit).
     private func replayedResponse(_ head: TransportResponseHead) -> LazyHTTPResponse? {
-        guard case let .replay(stored)? = cacheAction, let url = urlRequest.url,
+        guard case let .replay(stored)? = cacheAction, let url = outgoing.url,
               let response = stored.httpURLResponse(for: url, head: head) else { return nil }
         return LazyHTTPResponse(url: url, head: head, response: response)
     }
@@ -125,7 +130,7 @@ final class RequestExchange: TransportEvents {
         LazyHTTPResponse(url: url, head: head)
     }
 
-    private var url: URL { urlRequest.url ?? URL(fileURLWithPath: "/") }
+    private var url: URL { outgoing.url ?? URL(fileURLWithPath: "/") }
 
     func transportDidReceive(_ task: any TransportTask, bodyPart: Data) {
         guard request.hopDeliversBody(hopID) else { return }
@@ -150,7 +155,7 @@ final class RequestExchange: TransportEvents {
             if let trustError = error.lupineServerTrustError {
                 request.attemptTaskDidFailEarly(with: trustError)
                 request.didCompleteTransfer(error: .sessionTaskFailed(error: URLError(.cancelled, userInfo: [
-                    NSURLErrorFailingURLErrorKey: urlRequest.url as Any,
+                    NSURLErrorFailingURLErrorKey: outgoing.url as Any,
                     NSLocalizedDescriptionKey: TransportErrorMapping.description(of: .cancelled),
                 ])))
                 return
@@ -162,10 +167,10 @@ final class RequestExchange: TransportEvents {
         if cacheAction != nil, !isReplay {
             // Offered on the root queue with the completion, before the validators and the
             // handlers, so that the response is stored by the time handlers run.
-            cacheOffer = Request.CacheOffer(urlRequest: urlRequest, requestTime: requestTime,
+            cacheOffer = Request.CacheOffer(outgoing: outgoing, requestTime: requestTime,
                                             responseTime: request.hopResponseTime(hopID) ?? requestTime)
         }
-        request.exchangeDidComplete(hop: hopID, sentAs: urlRequest, task: task, cacheOffer: cacheOffer)
+        request.exchangeDidComplete(hop: hopID, url: outgoing.url, task: task, cacheOffer: cacheOffer)
     }
 }
 

@@ -17,7 +17,7 @@ struct RequestMutableState {
     /// Every URLRequest built: initial, adapted, and those of retries.
     var requests = SmallList<URLRequest>()
     /// Every URLRequest handed to the transport (one per attempt: the last hop's).
-    var performedRequests = SmallList<URLRequest>()
+    var performedRequests = SmallList<OutgoingRequest>()
     var credential: URLCredential?
     /// The attempts' facade tasks and the `onURLSessionTaskCreation` handler (Request+Tasks).
     var taskSurface = RequestTaskSurface()

@@ -16,8 +16,8 @@ protocol RequestSession: RequestDelegate {
     var defaultRedirectHandler: (any RedirectHandler)? { get }
     /// The Session's cache handler, for requests without their own.
     var defaultCachedResponseHandler: (any CachedResponseHandler)? { get }
-    /// `urlRequest` with the configuration's headers added: what goes on the wire.
-    func requestApplyingSessionDefaults(_ urlRequest: URLRequest) -> URLRequest
+    /// What a hop of `urlRequest` sends, the configuration's headers added.
+    func outgoingRequest(for urlRequest: URLRequest) -> OutgoingRequest
     /// The end of an attempt that starts now (`timeoutIntervalForResource`), if bounded.
     func attemptDeadline() -> Date?
 
@@ -34,6 +34,7 @@ protocol RequestSession: RequestDelegate {
 
     /// The transport's view of a hop: scheme check, cookies, conditional headers, proxy, TLS policy.
     func transportRequest(for urlRequest: URLRequest,
+                          headerFields: [String: String]?,
                           body: TransportRequestBody?,
                           deadline: Date?,
                           schemes: Set<String>,
@@ -46,7 +47,7 @@ protocol RequestSession: RequestDelegate {
     /// runs on another transport (a test double), since the upgrade needs a connection of its own.
     var webSocketEngine: ConnectionEngine { get }
     /// The URLProtocol class of the configuration that answers `urlRequest`, if any.
-    func urlProtocolClass(for urlRequest: URLRequest, request: Request) -> URLProtocol.Type?
+    func urlProtocolClass(for outgoing: OutgoingRequest, request: Request) -> URLProtocol.Type?
     /// The transport that runs `protocolClass` for one hop.
     func urlProtocolTransport(_ protocolClass: URLProtocol.Type,
                               for urlRequest: URLRequest,
@@ -60,7 +61,7 @@ protocol RequestSession: RequestDelegate {
     /// The Session's HTTP cache, if the configuration has one.
     var httpCache: HTTPCache? { get }
     /// What the cache does for a hop sending `urlRequest`.
-    func cacheAction(for urlRequest: URLRequest) -> HTTPCacheAction
+    func cacheAction(for outgoing: OutgoingRequest) -> HTTPCacheAction
     /// Forgets what the cache holds for `urlRequest` after an unsafe method's success.
     func invalidateCachedResponse(after head: TransportResponseHead, for urlRequest: URLRequest)
     /// Stores the cookies of a response head from the network.

@@ -14,9 +14,9 @@ extension Session {
     }
 
     /// What the cache does for one hop of a request that uses it.
-    func cacheAction(for request: URLRequest) -> HTTPCacheAction {
+    func cacheAction(for outgoing: OutgoingRequest) -> HTTPCacheAction {
         guard let httpCache else { return .load }
-        return httpCache.action(for: request, policy: cachePolicy(for: request))
+        return httpCache.action(for: outgoing.base, headerFields: outgoing.headerFields, policy: cachePolicy(for: outgoing.base))
     }
 
     /// A response to an unsafe method (POST, PUT, DELETE...) that succeeded makes the response

@@ -14,9 +14,9 @@ extension Session {
     /// The `Cookie` field to send with `request`: the stored cookies matching its URL, when the
     /// configuration's `httpShouldSetCookies` and the request's `httpShouldHandleCookies` allow it.
     /// A request that sets its own `Cookie` field is sent with that field alone.
-    func cookieHeader(for request: URLRequest) -> HTTPHeader? {
+    func cookieHeader(for request: URLRequest, headerFields: [String: String]) -> HTTPHeader? {
         guard configuration.httpShouldSetCookies, request.httpShouldHandleCookies,
-              request.value(forHTTPHeaderField: "Cookie") == nil,
+              !headerFields.keys.contains(where: { $0.lupineEqualsIgnoringASCIICase("Cookie") }),
               let url = request.url,
               let value = cookieJar?.cookieHeaderValue(for: url) else { return nil }
         return HTTPHeader(name: "Cookie", value: value)

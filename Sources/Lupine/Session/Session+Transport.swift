@@ -6,33 +6,14 @@ import FoundationNetworking
 // How a URLRequest becomes a transport exchange: the configuration's headers and timeouts are
 // applied here, as URLSession applies them.
 extension Session {
-    /// `urlRequest` with the configuration's `httpAdditionalHeaders` added where the request does
-    /// not set the same header itself: what the transport actually sends.
-    func requestApplyingSessionDefaults(_ urlRequest: URLRequest) -> URLRequest {
-        guard !additionalHeaderFields.isEmpty else { return urlRequest }
-        let own = urlRequest.allHTTPHeaderFields ?? [:]
-        guard let fields = own.isEmpty ? additionalHeaderDictionary : Self.fields(own, adding: additionalHeaderFields)
-        else { return urlRequest }
-        // Assigned as a whole: `setValue` would silently drop a value holding CR or LF on Linux,
-        // and such a value must fail validation instead.
-        var request = urlRequest
-        request.allHTTPHeaderFields = fields
-        return request
+    /// What a hop of `urlRequest` sends: the configuration's `httpAdditionalHeaders` are added
+    /// where the request does not set the same header itself.
+    func outgoingRequest(for urlRequest: URLRequest) -> OutgoingRequest {
+        OutgoingRequest(base: urlRequest, adding: additionalHeaderFields, sessionFieldsAlone: additionalHeaderDictionary)
     }
 
-    /// `fields` with each of `additions` whose name it lacks (ignoring ASCII case), or nil when
-    /// it lacks none.
-    static func fields(_ fields: [String: String], adding additions: [(name: String, value: String)]) -> [String: String]? {
-        var fields = fields
-        var added = false
-        for field in additions where !fields.keys.contains(where: { $0.lupineEqualsIgnoringASCIICase(field.name) }) {
-            fields[field.name] = field.value
-            added = true
-        }
-        return added ? fields : nil
-    }
-
-    /// The transport's view of `urlRequest`.
+    /// The transport's view of `urlRequest`, sending `headerFields` when given (the fields of an
+    /// `OutgoingRequest`) instead of the request's own.
     ///
     /// The idle timeout is the request's `timeoutInterval` when it was changed from URLRequest's
     /// default of 60 seconds, else the configuration's `timeoutIntervalForRequest`; the deadline
@@ -44,6 +25,7 @@ extension Session {
     /// An empty `schemes` accepts any scheme, and `evaluatesTrust: false` skips the TLS policy:
     /// both for a request a URLProtocol class answers.
     func transportRequest(for urlRequest: URLRequest,
+                          headerFields sentFields: [String: String]? = nil,
                           body: TransportRequestBody?,
                           deadline: Date?,
                           schemes: Set<String> = ["http", "https"],
@@ -56,12 +38,12 @@ extension Session {
         }
         guard let host = url.host, !host.isEmpty else { throw Self.failure(.badURL, url: url) }
         // One array, sorted in place, with room for the cookie and the conditional fields.
-        let ownFields = urlRequest.allHTTPHeaderFields ?? [:]
+        let ownFields = sentFields ?? urlRequest.allHTTPHeaderFields ?? [:]
         var headerFields: [HTTPHeader] = []
         headerFields.reserveCapacity(ownFields.count + conditionalHeaders.count + 1)
         for (name, value) in ownFields { headerFields.append(HTTPHeader(name: name, value: value)) }
         headerFields.sort { Self.precedesIgnoringASCIICase($0.name, $1.name) }
-        if let cookie = cookieHeader(for: urlRequest) { headerFields.append(cookie) }
+        if let cookie = cookieHeader(for: urlRequest, headerFields: ownFields) { headerFields.append(cookie) }
         headerFields += conditionalHeaders
         let proxy = proxy(for: url, headerFields: &headerFields)
         let tlsPolicy = evaluatesTrust ? try tlsPolicy(for: url, requestCredential: credential) : nil

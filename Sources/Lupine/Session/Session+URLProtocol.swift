@@ -10,9 +10,10 @@ extension Session {
     /// `protocolClasses` in order, then the classes registered with `URLProtocol.registerClass(_:)`,
     /// most recent first; the first whose `canInit(with:)` accepts the request wins, as with
     /// URLSession. WebSocket requests always use the network.
-    func urlProtocolClass(for urlRequest: URLRequest, request: Request) -> URLProtocol.Type? {
+    func urlProtocolClass(for outgoing: OutgoingRequest, request: Request) -> URLProtocol.Type? {
         let registered = URLProtocolRegistry.registered
         guard !urlProtocolClasses.isEmpty || !registered.isEmpty, !(request is WebSocketRequest) else { return nil }
+        let urlRequest = outgoing.urlRequest
         return (urlProtocolClasses + registered).first { $0.canInit(with: urlRequest) }
     }
 

@@ -164,7 +164,7 @@ open class Session: @unchecked Sendable {
         additionalHeaderFields = (configuration.httpAdditionalHeaders ?? [:])
             .compactMap { key, value in (key as? String).map { (name: $0, value: "\(value)") } }
             .sorted { $0.name < $1.name }
-        additionalHeaderDictionary = Self.fields([:], adding: additionalHeaderFields) ?? [:]
+        additionalHeaderDictionary = OutgoingRequest.fields([:], adding: additionalHeaderFields) ?? [:]
         self.rootQueue = serialRootQueue
         self.startRequestsImmediately = startRequestsImmediately
         self.requestSetup = requestSetup
