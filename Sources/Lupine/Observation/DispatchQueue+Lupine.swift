@@ -22,18 +22,4 @@ extension DispatchQueue {
     func resolvingLupineDefault(to sessionQueue: DispatchQueue) -> DispatchQueue {
         self === DispatchQueue.lupineDefaultPlaceholder ? sessionQueue : self
     }
-
-    /// Internal completion "queue" of the async API: the handler runs where the result is ready
-    /// (the serialization or root queue) instead of being dispatched once more, since all it does
-    /// is resume an awaiting task, which hops to its executor anyway.
-    static let lupineInline = DispatchQueue(label: "lupine.placeholder.inline")
-
-    /// Runs `work` on this queue, or right here for `lupineInline`.
-    func lupineAsync(_ work: @escaping @Sendable () -> Void) {
-        if self === DispatchQueue.lupineInline {
-            work()
-        } else {
-            async(execute: work)
-        }
-    }
 }

@@ -6,7 +6,12 @@ import Foundation
 // serializer that triggers a retry leaves its completion out: after the retry every serializer
 // runs again on the new outcome.
 extension Request {
-    /// Queues `serializer`; resumes the request automatically when the Session (or the request's
+    /// Queues a closure `serializer` (streams, WebSocket): see `appendResponseHandler(_:startsOnCallingThread:)`.
+    func appendResponseSerializer(_ serializer: @escaping @Sendable () -> Void) {
+        appendResponseHandler(.closure(serializer), startsOnCallingThread: false)
+    }
+
+    /// Queues `handler`; resumes the request automatically when the Session (or the request's
     /// own setting) says so.
     ///
     /// The async API (`serializing...`, whose chain ends there) passes `startsOnCallingThread`:
@@ -15,11 +20,6 @@ extension Request {
     /// resume, so that a handler or validator chained right after it is in place before any
     /// answer, even one a URLProtocol stub or the cache gives at once (see
     /// `startOnceTheCallerHasLeft`).
-    func appendResponseSerializer(startsOnCallingThread: Bool = false, _ serializer: @escaping @Sendable () -> Void) {
-        appendResponseHandler(.closure(serializer), startsOnCallingThread: startsOnCallingThread)
-    }
-
-    /// Queues `handler` (see `appendResponseSerializer(startsOnCallingThread:_:)`).
     func appendResponseHandler(_ handler: QueuedResponseHandler, startsOnCallingThread: Bool) {
         let (mayResume, runNow) = mutableState.withLock { state in
             state.responseSerializers.append(handler)
@@ -125,33 +125,12 @@ extension Request {
         if runNow { handler() }
     }
 
-    /// Finishes a serializer whose result may be a failure: unless that failure makes a retrier retry
-    /// the request, `deliver` is called with nil (deliver the result as it is) or with the
+    /// Finishes `handler`, whose result may be a failure: unless that failure makes a retrier
+    /// retry the request, the handler delivers its result as it is, or with the
     /// `.requestRetryFailed` error that replaces it.
     ///
     /// Only a failure of the serializer itself asks the retriers: when the request already failed,
     /// they were asked about that error once, and asking again would retry twice.
-    func completeSerialization(failure serializationError: AFError?,
-                               deliver: @escaping @Sendable (_ replacement: AFError?) -> Void) {
-        guard let serializationError, error == nil, !isCancelled, let session else {
-            responseSerializerDidComplete { deliver(nil) }
-            return
-        }
-        session.retryResult(for: self, dueTo: serializationError) { retryResult in
-            switch retryResult {
-            case .doNotRetry:
-                self.responseSerializerDidComplete { deliver(nil) }
-            case let .doNotRetryWithError(retryError):
-                let replacement = AFError.requestRetryFailed(retryError: retryError, originalError: serializationError)
-                self.responseSerializerDidComplete { deliver(replacement) }
-            case .retry, .retryWithDelay:
-                session.retryRequest(self, withDelay: retryResult.delay)
-            }
-        }
-    }
-
-    /// `completeSerialization(failure:deliver:)` for a handler object: a retrier's error replaces
-    /// its result before it delivers.
     func completeSerialization<Reading: ResponseReading>(failure serializationError: AFError?, handler: ResponseHandler<Reading>) {
         guard let serializationError, error == nil, !isCancelled, let session else {
             responseHandlerDidComplete(.step(handler))

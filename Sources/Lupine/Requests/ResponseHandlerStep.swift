@@ -4,7 +4,7 @@
 /// retriers, deliver); one object holding what the steps share costs one allocation.
 protocol ResponseHandlerStep: AnyObject, Sendable {
     /// Runs the handler once the request is done; it ends by calling the request's
-    /// `responseSerializerDidComplete(_:)` (or by retrying the request).
+    /// `responseHandlerDidComplete(_:)` (or by retrying the request).
     func run()
     /// Hands the result to the caller, after every handler of the request has run.
     func deliver()

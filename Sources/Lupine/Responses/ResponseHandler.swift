@@ -26,11 +26,11 @@ final class ResponseHandler<Reading: ResponseReading>: ResponseHandlerStep, Defe
                        completionHandler: @escaping @Sendable (Reading.Response) -> Void) {
         let queue = queue.resolvingLupineDefault(to: request.defaultQueue)
         let handler = ResponseHandler(request: request, reading: reading, delivery: .handler(queue, completionHandler))
-        request.appendResponseHandler(.step(handler), startsOnCallingThread: queue === DispatchQueue.lupineInline)
+        request.appendResponseHandler(.step(handler), startsOnCallingThread: false)
     }
 
     /// Queues a handler on `request` whose response waits in `pending` for the async API; the
-    /// request leaves from the calling thread when it may (see `appendResponseSerializer`).
+    /// request leaves from the calling thread when it may (see `appendResponseHandler`).
     static func append(to request: Reading.Owner, reading: Reading, pending: PendingResponse<Reading.Response>) {
         let handler = ResponseHandler(request: request, reading: reading, delivery: .pending(pending))
         request.appendResponseHandler(.step(handler), startsOnCallingThread: true)
@@ -77,11 +77,7 @@ final class ResponseHandler<Reading: ResponseReading>: ResponseHandlerStep, Defe
         guard let response = deliveredResponse() else { return }
         switch delivery {
         case let .handler(queue, completionHandler):
-            if queue === DispatchQueue.lupineInline {
-                completionHandler(response)
-            } else {
-                queue.async { completionHandler(response) }
-            }
+            queue.async { completionHandler(response) }
         case let .pending(pending):
             // The awaiting task is woken once the root-queue work delivering the response is
             // over: it then finds the root queue free for its next request.
