@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 import Synchronization
 
 /// A response that arrives once and may be awaited any number of times, by any number of tasks.
@@ -9,7 +8,7 @@ import Synchronization
 /// its awaiter), and the request only started once the task ran.
 final class PendingResponse<Response: Sendable>: Sendable {
     private enum State {
-        case waiting(SmallList<CheckedContinuation<Response, Never>>)
+        case waiting(SmallList<UnsafeContinuation<Response, Never>>)
         case arrived(Response)
     }
 
@@ -17,20 +16,22 @@ final class PendingResponse<Response: Sendable>: Sendable {
 
     /// Delivers `response` to every awaiter, present and future. Later calls are ignored.
     func fulfil(_ response: Response) {
-        let waiting = state.withLock { state -> State? in
-            guard case .waiting = state else { return nil }
-            defer { state = .arrived(response) }
-            return state
+        let waiters = state.withLock { state -> SmallList<UnsafeContinuation<Response, Never>>? in
+            guard case let .waiting(waiters) = state else { return nil }
+            state = .arrived(response)
+            return waiters
         }
-        guard case let .waiting(waiters)? = waiting else { return }
-        waiters.forEach { $0.resume(returning: response) }
+        // Each continuation is stored once, in `value`, and taken out here once, under the lock:
+        // it is resumed exactly once, which is what an unchecked continuation asks (a checked
+        // one costs an allocation per await to prove it).
+        waiters?.forEach { $0.resume(returning: response) }
     }
 
     /// The response, once it has arrived.
     var value: Response {
         get async {
-            if case let .arrived(response) = state.withLock({ $0 }) { return response }
-            return await withCheckedContinuation { continuation in
+            if let arrived = arrivedResponse { return arrived }
+            return await withUnsafeContinuation { continuation in
                 let arrived = state.withLock { state -> Response? in
                     switch state {
                     case let .arrived(response):
@@ -43,6 +44,14 @@ final class PendingResponse<Response: Sendable>: Sendable {
                 }
                 if let arrived { continuation.resume(returning: arrived) }
             }
+        }
+    }
+
+    /// The response if it has arrived; copies nothing while it has not.
+    private var arrivedResponse: Response? {
+        state.withLock { state in
+            guard case let .arrived(response) = state else { return nil }
+            return response
         }
     }
 }
