@@ -93,6 +93,35 @@ import Testing
         }
     }
 
+    /// A successful POST invalidates a response the store keeps in memory only while its disk
+    /// tier holds other files: the next GET goes to the network, and the disk keeps the others.
+    @Test func successfulPostInvalidatesAResponseKeptInMemoryBesideADiskTier() async throws {
+        let server = try await testServer()
+        try await Self.withCacheDirectory { directory in
+            let path = Self.newPath()
+            // No freshness and no validators: kept in memory only, usable with returnCacheDataElseLoad.
+            let memoryOnly = Self.url(server, path, ["X-Key": "mem1"])
+            let onDisk = Self.url(server, path, ["Cache-Control": "max-age=60", "X-Key": "disk1"])
+            let session = Self.diskSession(directory, memory: 4 << 20)
+            let useStored: Session.RequestModifier = { $0.cachePolicy = .returnCacheDataElseLoad }
+            _ = await Self.fetch(session, onDisk)
+            let first = await Self.fetch(session, memoryOnly, modifier: useStored)
+            let stored = await Self.fetch(session, memoryOnly, modifier: useStored)
+            #expect(stored.value == first.value)
+            #expect(server.hits(for: path) == 2)
+
+            let posted = await session.request(memoryOnly, method: .post).serializingData().response
+            let afterPost = await Self.fetch(session, memoryOnly, modifier: useStored)
+            _ = await Self.fetch(session, onDisk)
+
+            #expect(posted.response?.statusCode == 200)
+            #expect(afterPost.value != first.value)
+            #expect(server.hits(for: path) == 4)
+            #expect(Self.entryFiles(directory).count == 1)
+            withExtendedLifetime(session) {}
+        }
+    }
+
     @Test func urlsThatDifferOnlyInTheirQueryNeverShareAResponseFromDisk() async throws {
         let server = try await testServer()
         try await Self.withCacheDirectory { directory in

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 @testable import Lupine
 import LupineTestServer
+import Synchronization
 import Testing
 
 /// The HTTP cache over loopback. `/cached/KEY` answers with the headers a test chooses and counts
@@ -196,6 +197,25 @@ import Testing
         _ = await Self.fetch(session, resource.url)
 
         #expect(server.hits(for: resource.path) == 3)
+    }
+
+    @Test func postResponseIsNeitherStoredNorOfferedToTheHandler() async throws {
+        let server = try await testServer()
+        let offers = Mutex(0)
+        let handler = ResponseCacher(behavior: .modify { _, response in
+            offers.withLock { $0 += 1 }
+            return response
+        })
+        let session = Self.session(handler: handler)
+        let resource = Self.resource(server, ["Cache-Control": "max-age=3600"])
+        let posted = await session.request(resource.url, method: .post).serializingDecodable(CachedBody.self).response
+        let fetched = await Self.fetch(session, resource.url)
+
+        // URLSession stores GET responses only, whatever their freshness.
+        #expect(posted.response?.statusCode == 200)
+        #expect(server.hits(for: resource.path) == 2)
+        #expect(fetched.value != posted.value)
+        #expect(offers.withLock { $0 } == 1)
     }
 
     // MARK: Cache policies

@@ -46,14 +46,16 @@ struct HTTPCache: Sendable {
     func storeIfAllowed(statusCode: Int,
                         headerFields: [String: String],
                         data: Data,
-                        for request: URLRequest,
+                        for request: OutgoingRequest,
                         requestTime: Date,
                         responseTime: Date,
                         handler: (any CachedResponseHandler)?,
                         task makeTask: () -> URLSessionDataTask) {
+        // The fields sent, read without making the merged URLRequest (a copy of the whole
+        // Foundation request): most responses are turned down here.
         guard let url = request.url else { return }
-        let requestHeaders = request.allHTTPHeaderFields ?? [:]
-        guard HTTPCacheRules.isStorable(method: request.httpMethod ?? "GET", requestHeaders: requestHeaders,
+        let requestHeaders = request.headerFields
+        guard HTTPCacheRules.isStorable(method: request.base.httpMethod ?? "GET", requestHeaders: requestHeaders,
                                         statusCode: statusCode, responseHeaders: headerFields) else { return }
         let entry = HTTPCacheEntry(statusCode: statusCode, headerFields: headerFields,
                                    requestTime: requestTime, responseTime: responseTime,
@@ -117,5 +119,11 @@ struct HTTPCache: Sendable {
     /// Forgets the responses stored for `url` (an unsafe method changed the resource).
     func invalidate(_ url: URL) {
         store.remove(HTTPCacheKey(url), url: url)
+    }
+
+    /// Makes the response stored for `url` unusable when that touches no file (the URL has nothing
+    /// on disk); false when `invalidate(_:)` is still needed, which may remove a file.
+    func invalidateWithoutTouchingFiles(_ url: URL) -> Bool {
+        store.removeWithoutTouchingFiles(HTTPCacheKey(url))
     }
 }

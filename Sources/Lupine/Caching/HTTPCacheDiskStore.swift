@@ -145,6 +145,15 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
         }
     }
 
+    /// Whether removing `key` would touch no file: the index is read and lists no file of it.
+    /// False while the index is unread (reading it lists the folder).
+    func surelyHoldsNoFile(for key: HTTPCacheKey) -> Bool {
+        state.withLockedValue { state in
+            guard state.isOpen else { return false }
+            return state.keyHashes.isEmpty || !state.keyHashes.contains(Self.keyHash(key, remembering: &state))
+        }
+    }
+
     func removeAll() {
         state.withLockedValue { state in
             removeAllFiles(&state)

@@ -101,7 +101,7 @@ enum HTTPCacheRules {
 
     /// Whether a response may be stored (RFC 9111, section 3) by a private cache.
     static func isStorable(method: String, requestHeaders: [String: String], statusCode: Int, responseHeaders: [String: String]) -> Bool {
-        guard method.uppercased() == "GET", statusCode >= 200, statusCode != 206, statusCode != 304 else { return false }
+        guard isStorableMethod(method), statusCode >= 200, statusCode != 206, statusCode != 304 else { return false }
         let requestControl = cacheControl(requestHeaders)
         let responseControl = cacheControl(responseHeaders)
         guard !requestControl.has("no-store"), !responseControl.has("no-store") else { return false }
@@ -109,6 +109,12 @@ enum HTTPCacheRules {
         return heuristicallyCacheableStatusCodes.contains(statusCode)
             || responseControl.has("max-age") || responseControl.has("public") || responseControl.has("private")
             || value(of: "Expires", in: responseHeaders) != nil
+    }
+
+    /// Whether responses to `method` (nil for a URLRequest's default, GET) may be stored: GET only.
+    static func isStorableMethod(_ method: String?) -> Bool {
+        guard let method else { return true }
+        return method.lupineEqualsIgnoringASCIICase("GET")
     }
 
     /// Whether a response carries explicit freshness (`max-age`, `s-maxage`, `Expires`) or a

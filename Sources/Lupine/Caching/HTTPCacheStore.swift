@@ -138,6 +138,14 @@ final class HTTPCacheStore: @unchecked Sendable {
         disk?.remove(key, url: url)
     }
 
+    /// Removes `key`'s response when no file holds it (it is then in memory at most); false, with
+    /// nothing removed, when a file may hold it: `remove(_:url:)` removes both tiers together.
+    func removeWithoutTouchingFiles(_ key: HTTPCacheKey) -> Bool {
+        if let disk, !disk.surelyHoldsNoFile(for: key) { return false }
+        state.withLockedValue { $0.memory.remove(key) }
+        return true
+    }
+
     // MARK: For tests
 
     /// The keys in memory and the bytes they take.

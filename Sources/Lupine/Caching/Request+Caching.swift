@@ -23,7 +23,9 @@ extension Request {
     func offerResponseToCache(_ offer: CacheOffer) {
         guard let httpCache = session?.httpCache else { return }
         let (response, error) = mutableState.withLock { ($0.machine.attempt?.response, $0.machine.error) }
-        guard error == nil, let response else { return }
+        // Only GET responses are stored (`HTTPCacheRules.isStorable`): the rest are turned down
+        // before anything is built for them.
+        guard error == nil, let response, HTTPCacheRules.isStorableMethod(offer.outgoing.base.httpMethod) else { return }
         // A response that forbids storing (`no-store`, as many API responses say) is turned down
         // before its fields become a dictionary.
         let forbidsStoring = response.head.headerFields.contains {
@@ -31,16 +33,16 @@ extension Request {
         }
         guard !forbidsStoring else { return }
         let data = (self as? DataRequest)?.data ?? Data()
-        let urlRequest = offer.outgoing.urlRequest
+        let outgoing = offer.outgoing
         httpCache.storeIfAllowed(statusCode: response.statusCode,
                                  headerFields: ResponseHeaderFields.dictionary(from: response.head.headerFields),
                                  data: data,
-                                 for: urlRequest,
+                                 for: outgoing,
                                  requestTime: offer.requestTime,
                                  responseTime: offer.responseTime,
                                  handler: effectiveCachedResponseHandler,
                                  // The facade task is made only for a handler to see.
-                                 task: { self.cacheHandlerTask(for: urlRequest) })
+                                 task: { self.cacheHandlerTask(for: outgoing.urlRequest) })
     }
 
     /// The stored response updated with the header fields of the 304 that revalidated it.

@@ -163,10 +163,14 @@ extension Request {
         guard let session else { return }
         // Synchronously: the next redirect hop reads the storage as soon as this hop ends.
         session.storeCookies(from: head, for: urlRequest)
-        // Off the transport's thread; queued before the completion of the request. Only an unsafe
-        // method's success invalidates: checked here, so that a GET costs no dispatch.
-        guard session.httpCache != nil,
-              HTTPCacheRules.invalidatesStoredResponse(method: urlRequest.httpMethod ?? "GET", statusCode: head.statusCode)
+        // Only an unsafe method's success invalidates (RFC 9111, section 4.4). At once when that
+        // touches no file, as for a URL never stored: a dispatch here woke a thread and held the
+        // root queue as the response completed, two more context switches on every POST. A file
+        // to remove is left to the root queue, off the transport's thread, queued before the
+        // completion of the request.
+        guard let httpCache = session.httpCache, let url = urlRequest.url,
+              HTTPCacheRules.invalidatesStoredResponse(method: urlRequest.httpMethod ?? "GET", statusCode: head.statusCode),
+              !httpCache.invalidateWithoutTouchingFiles(url)
         else { return }
         underlyingQueue.async { session.invalidateCachedResponse(after: head, for: urlRequest) }
     }
