@@ -228,4 +228,32 @@ import Testing
                                   Request.didCompleteTaskNotification, Request.didFinishNotification])
         withExtendedLifetime(session) {}
     }
+
+    /// Notifications are posted after the root-queue work that raised them: with many requests
+    /// in flight on one Session, each request's still come in its order, each once.
+    @Test func notificationsOfConcurrentRequestsKeepEachRequestsOrder() async throws {
+        let server = try await testServer()
+        let session = Session()
+        let requests = (0..<32).map { _ in session.request(server.url("/get")) }
+        let identifiers = Set(requests.map(\.id))
+        let seen = Locked<[UUID: [Notification.Name]]>([:])
+        let names = [Request.didResumeNotification, Request.didResumeTaskNotification,
+                     Request.didCompleteTaskNotification, Request.didFinishNotification]
+        let observers = names.map { name in
+            NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { note in
+                guard let request = note.request, identifiers.contains(request.id) else { return }
+                seen.withValue { $0[request.id, default: []].append(note.name) }
+            }
+        }
+        defer { observers.forEach { NotificationCenter.default.removeObserver($0) } }
+        await withTaskGroup(of: Void.self) { group in
+            for request in requests {
+                group.addTask { _ = await request.serializingData().response }
+            }
+        }
+        #expect(await waitUntil { seen.current.values.filter { $0.last == Request.didFinishNotification }.count == 32 })
+        #expect(seen.current.count == 32)
+        #expect(seen.current.values.allSatisfy { $0 == names })
+        withExtendedLifetime(session) {}
+    }
 }
