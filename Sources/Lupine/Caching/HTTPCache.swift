@@ -13,8 +13,9 @@ struct HTTPCache: Sendable {
         store = HTTPCacheStores.store(for: urlCache)
     }
 
-    /// What the cache does for one hop, decided before the network is used.
-    func action(for request: URLRequest, headerFields: [String: String]? = nil, policy: URLRequest.CachePolicy,
+    /// What the cache does for one hop sending `headerFields` (an `OutgoingRequest`'s), decided
+    /// before the network is used.
+    func action(for request: URLRequest, headerFields requestHeaders: [String: String], policy: URLRequest.CachePolicy,
                 now: Date = Date()) -> HTTPCacheAction {
         guard let url = request.url else { return .load }
         let method = request.httpMethod ?? "GET"
@@ -22,7 +23,6 @@ struct HTTPCache: Sendable {
         // store is not asked then.
         guard method.lupineEqualsIgnoringASCIICase("GET"),
               policy != .reloadIgnoringLocalCacheData, policy != .reloadIgnoringLocalAndRemoteCacheData else { return .load }
-        let requestHeaders = headerFields ?? request.allHTTPHeaderFields ?? [:]
         let stored = store.lookUp(url, key: HTTPCacheKey(url), requestHeaders: requestHeaders)
         let decision = HTTPCacheRules.decision(method: method,
                                                requestHeaders: requestHeaders,

@@ -34,7 +34,7 @@ protocol RequestSession: RequestDelegate {
 
     /// The transport's view of a hop: scheme check, cookies, conditional headers, proxy, TLS policy.
     func transportRequest(for urlRequest: URLRequest,
-                          headerFields: [String: String]?,
+                          headerFields: [String: String],
                           body: TransportRequestBody?,
                           deadline: Date?,
                           schemes: Set<String>,

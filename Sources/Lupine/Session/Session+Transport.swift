@@ -12,20 +12,20 @@ extension Session {
         OutgoingRequest(base: urlRequest, adding: additionalHeaderFields, sessionFieldsAlone: additionalHeaderDictionary)
     }
 
-    /// The transport's view of `urlRequest`, sending `headerFields` when given (the fields of an
-    /// `OutgoingRequest`) instead of the request's own.
+    /// The transport's view of `urlRequest`, sending `sentFields` (an `OutgoingRequest`'s fields:
+    /// the request's own with the Session's added) instead of the request's own.
     ///
     /// The idle timeout is the request's `timeoutInterval` when it was changed from URLRequest's
     /// default of 60 seconds, else the configuration's `timeoutIntervalForRequest`; the deadline
     /// is `timeoutIntervalForResource` from now. `schemes` are the URL schemes the request kind
-    /// speaks. The stored cookies for the URL (see `cookieHeader(for:)`) and the cache's
+    /// speaks. The stored cookies for the URL (see `cookieHeader(for:headerFields:)`) and the cache's
     /// `conditionalHeaders` are added to the fields sent, not to `urlRequest`, so that every
     /// redirect hop reads the cookie storage afresh. The proxy is chosen per hop (see
     /// `proxy(for:headerFields:)`), and so is the TLS policy (see `tlsPolicy(for:requestCredential:)`).
     /// An empty `schemes` accepts any scheme, and `evaluatesTrust: false` skips the TLS policy:
     /// both for a request a URLProtocol class answers.
     func transportRequest(for urlRequest: URLRequest,
-                          headerFields sentFields: [String: String]? = nil,
+                          headerFields sentFields: [String: String],
                           body: TransportRequestBody?,
                           deadline: Date?,
                           schemes: Set<String> = ["http", "https"],
@@ -38,7 +38,7 @@ extension Session {
         }
         guard let host = url.host, !host.isEmpty else { throw Self.failure(.badURL, url: url) }
         // One array, sorted in place, with room for the cookie and the conditional fields.
-        let ownFields = sentFields ?? urlRequest.allHTTPHeaderFields ?? [:]
+        let ownFields = sentFields
         var headerFields: [HTTPHeader] = []
         headerFields.reserveCapacity(ownFields.count + conditionalHeaders.count + 1)
         for (name, value) in ownFields { headerFields.append(HTTPHeader(name: name, value: value)) }
