@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the scenarios S1-S7 for Lupine, its engine alone (Engine), raw AsyncHTTPClient and
 # URLSession, alternating the clients in every repetition, against `lupine serve` (release) in its
-# own process, and prints a table of medians (rate, CPU and mallocs per request, context switches)
-# with the Lupine/AHC, Engine/AHC and Lupine/URLSession ratios.
+# own process, and prints a table of medians (rate, CPU and mallocs per request, and the context
+# switches per request that bench-profile counts in one more run of each) with the Lupine/AHC,
+# Engine/AHC and Lupine/URLSession ratios.
 #
 #   Benchmarks/compare.sh [repetitions]      (default 3; LUPINE_BENCH_SCALE=0.1 for a quick run)
 set -euo pipefail
@@ -51,6 +52,19 @@ for repetition in $(seq 1 "$repetitions"); do
                 benchmark --filter "^$name\$" --format jmh --path "$results/$repetition-${name// /_}" \
                 --no-progress --quiet >&2 || echo "failed: $name" >&2
         done
+    done
+done
+
+# The harness exports no context switches on Linux: bench-profile (getrusage around one run, after a
+# warm-up run) counts them for every scenario and client, once, after the timed repetitions.
+bench_profile="$(swift build -c release --package-path Benchmarks --show-bin-path)/bench-profile"
+mkdir -p "$results/switches"
+for scenario in "${scenarios[@]}"; do
+    number="${scenario%% *}"
+    for client in "${clients[@]}"; do
+        echo "context switches: $scenario $client" >&2
+        "$bench_profile" "$client" "$number" 1 >"$results/switches/${scenario// /_}_$client.txt" 2>/dev/null \
+            || echo "failed: bench-profile $client $number" >&2
     done
 done
 

@@ -3,6 +3,7 @@
 import glob
 import json
 import os
+import re
 import statistics
 import sys
 
@@ -40,6 +41,19 @@ def metric(element, fragment):
 CLIENTS = ("Lupine", "Engine", "AHC", "URLSession")
 
 
+def switches_counted(directory):
+    """(scenario, client) -> "voluntary + involuntary" per request, from bench-profile's lines."""
+    counted = {}
+    pattern = re.compile(r"context switches per request ([0-9.]+) voluntary \+ ([0-9.]+) involuntary")
+    for path in glob.glob(os.path.join(directory, "switches", "*.txt")):
+        scenario, client = os.path.basename(path)[:-len(".txt")].rsplit("_", 1)
+        with open(path, encoding="utf-8") as handle:
+            found = pattern.search(handle.read())
+        if found:
+            counted[(scenario, client)] = f"{float(found.group(1)):.2f} + {float(found.group(2)):.2f}"
+    return counted
+
+
 def main(directory):
     # (scenario, client) -> lists of samples, one per iteration
     samples = {}
@@ -69,7 +83,9 @@ def main(directory):
     def median(values):
         return statistics.median(values) if values else float("nan")
 
-    print("| scenario | client | rate | wall s (median) | CPU µs/req | mallocs/req | peak RSS MiB | context switches/req |")
+    counted = switches_counted(directory)
+    print("| scenario | client | rate | wall s (median) | CPU µs/req | mallocs/req | peak RSS MiB "
+          "| context switches/req (voluntary + involuntary) |")
     print("|---|---|---|---|---|---|---|---|")
     rates = {}
     mallocs = {}
@@ -86,7 +102,10 @@ def main(directory):
             mallocs[(scenario, client)] = median(entry["malloc"]) / requests if entry["malloc"] else None
             cpu = f"{median(entry['cpu']) * 1e6 / requests:,.1f}" if entry["cpu"] else "n/a"
             malloc = f"{mallocs[(scenario, client)]:,.1f}" if entry["malloc"] else "n/a"
-            switches = f"{median(entry['ctx']) / requests:,.2f}" if entry["ctx"] else "n/a"
+            if entry["ctx"]:
+                switches = f"{median(entry['ctx']) / requests:,.2f}"
+            else:
+                switches = counted.get((scenario, client), "n/a")
             print(f"| {scenario} | {client} | {rate:,.0f} {unit} | {seconds:.3f} | {cpu} | {malloc} "
                   f"| {median(entry['rss']) / 1048576:,.1f} | {switches} |")
     print()
