@@ -10,6 +10,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repetitions="${1:-3}"
 results="$(mktemp -d)"
+server_pid=""
+# The server goes with the run, and so do the exports unless LUPINE_BENCH_KEEP=1 (then their
+# folder is printed at the end).
+cleanup() {
+    if [[ -n "$server_pid" ]]; then kill "$server_pid" 2>/dev/null || true; fi
+    if [[ -z "${LUPINE_BENCH_KEEP:-}" ]]; then rm -rf "$results"; fi
+}
+trap cleanup EXIT
 
 # The server comes from the benchmark package's own release build of Lupine: one release build
 # of the dependency graph instead of two.
@@ -20,7 +28,6 @@ server_binary="$(swift build -c release --package-path Benchmarks --show-bin-pat
 server_output="$results/server.txt"
 "$server_binary" serve --port 0 >"$server_output" 2>/dev/null &
 server_pid=$!
-trap 'kill "$server_pid" 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do [ -s "$server_output" ] && break; sleep 0.1; done
 export LUPINE_BENCH_URL="$(head -n 1 "$server_output")"
 echo "server: $LUPINE_BENCH_URL (pid $server_pid)" >&2
@@ -69,3 +76,4 @@ for scenario in "${scenarios[@]}"; do
 done
 
 python3 Benchmarks/summarize.py "$results"
+if [[ -n "${LUPINE_BENCH_KEEP:-}" ]]; then echo "exports kept in $results" >&2; fi
