@@ -111,11 +111,10 @@ extension DataRequest {
 
     private func serializing<Serializer: DataResponseSerializerProtocol>(with serializer: Serializer, automaticallyCancelling shouldAutomaticallyCancel: Bool)
         -> DataTask<Serializer.SerializedObject> {
-        // The handler is registered now (which may resume the request); its response waits in a
-        // `PendingResponse` for whoever awaits the task.
+        // The handler is registered now (which may resume the request); it is the
+        // `PendingResponse` that whoever awaits the task waits on.
         if shouldAutomaticallyCancel, Task.isCancelled { cancel() }
-        let pending = PendingResponse<DataResponse<Serializer.SerializedObject, AFError>>()
-        ResponseHandler.append(to: self, reading: DataResponseReading(serializer: serializer), pending: pending)
+        let pending = ResponseHandler.appendAwaited(to: self, reading: DataResponseReading(serializer: serializer))
         return DataTask(request: self, pending: pending, shouldAutomaticallyCancel: shouldAutomaticallyCancel)
     }
 }

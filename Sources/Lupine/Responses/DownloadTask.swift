@@ -116,11 +116,10 @@ extension DownloadRequest {
 
     private func serializing<Serializer: DownloadResponseSerializerProtocol>(with serializer: Serializer, automaticallyCancelling shouldAutomaticallyCancel: Bool)
         -> DownloadTask<Serializer.SerializedObject> {
-        // The handler is registered now (which may resume the request); its response waits in a
-        // `PendingResponse` for whoever awaits the task.
+        // The handler is registered now (which may resume the request); it is the
+        // `PendingResponse` that whoever awaits the task waits on.
         if shouldAutomaticallyCancel, Task.isCancelled { cancel() }
-        let pending = PendingResponse<DownloadResponse<Serializer.SerializedObject, AFError>>()
-        ResponseHandler.append(to: self, reading: DownloadResponseReading(serializer: serializer), pending: pending)
+        let pending = ResponseHandler.appendAwaited(to: self, reading: DownloadResponseReading(serializer: serializer))
         return DownloadTask(request: self, pending: pending, shouldAutomaticallyCancel: shouldAutomaticallyCancel)
     }
 }

@@ -6,7 +6,11 @@ import Synchronization
 /// called and awaits this box. It used to start an unstructured `Task` to register and hold the
 /// result: that put two more thread hand-offs on every request (starting the task, then resuming
 /// its awaiter), and the request only started once the task ran.
-final class PendingResponse<Response: Sendable>: Sendable {
+///
+/// The box is the awaited `ResponseHandler` itself (its superclass), so that an async request
+/// allocates one object for its handler and its result, not two. Unchecked: a non-final class
+/// cannot be checked `Sendable`; all its state is behind `state`'s lock.
+class PendingResponse<Response: Sendable>: @unchecked Sendable {
     private enum State {
         case waiting(SmallList<UnsafeContinuation<Response, Never>>)
         case arrived(Response)

@@ -1,8 +1,8 @@
 import Dispatch
 
-/// Where a response handler's result goes: a completion handler on a queue, or the box the async
-/// API awaits.
+/// Where a response handler's result goes: a completion handler on a queue, or the handler's own
+/// `PendingResponse`, which the async API awaits.
 enum ResponseDelivery<Response: Sendable>: Sendable {
     case handler(DispatchQueue, @Sendable (Response) -> Void)
-    case pending(PendingResponse<Response>)
+    case awaited
 }

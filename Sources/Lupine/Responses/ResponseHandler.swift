@@ -7,7 +7,11 @@ import Synchronization
 /// (the request's queue for an unserialized read); on the request's queue, report the response to
 /// the monitors and, for a failed serializer, ask the retriers; once every handler of the request
 /// has run, deliver the response to its queue or to the awaiting task.
-final class ResponseHandler<Reading: ResponseReading>: ResponseHandlerStep, DeferredRootQueueWork {
+///
+/// Restated `@unchecked Sendable` of its superclass: its own stored properties are `Sendable` or
+/// behind `outcome`'s lock.
+final class ResponseHandler<Reading: ResponseReading>: PendingResponse<Reading.Response>, ResponseHandlerStep,
+    DeferredRootQueueWork, @unchecked Sendable {
     private let request: Reading.Owner
     private let reading: Reading
     private let delivery: ResponseDelivery<Reading.Response>
@@ -18,6 +22,7 @@ final class ResponseHandler<Reading: ResponseReading>: ResponseHandlerStep, Defe
         self.request = request
         self.reading = reading
         self.delivery = delivery
+        super.init()
     }
 
     /// Queues a handler on `request` that reads its outcome with `reading` and calls
@@ -29,11 +34,12 @@ final class ResponseHandler<Reading: ResponseReading>: ResponseHandlerStep, Defe
         request.appendResponseHandler(.step(handler), startsOnCallingThread: false)
     }
 
-    /// Queues a handler on `request` whose response waits in `pending` for the async API; the
-    /// request leaves from the calling thread when it may (see `appendResponseHandler`).
-    static func append(to request: Reading.Owner, reading: Reading, pending: PendingResponse<Reading.Response>) {
-        let handler = ResponseHandler(request: request, reading: reading, delivery: .pending(pending))
+    /// Queues a handler on `request` whose response the async API awaits, and returns it as that
+    /// box; the request leaves from the calling thread when it may (see `appendResponseHandler`).
+    static func appendAwaited(to request: Reading.Owner, reading: Reading) -> PendingResponse<Reading.Response> {
+        let handler = ResponseHandler(request: request, reading: reading, delivery: .awaited)
         request.appendResponseHandler(.step(handler), startsOnCallingThread: true)
+        return handler
     }
 
     func run() {
@@ -78,20 +84,20 @@ final class ResponseHandler<Reading: ResponseReading>: ResponseHandlerStep, Defe
         switch delivery {
         case let .handler(queue, completionHandler):
             queue.async { completionHandler(response) }
-        case let .pending(pending):
+        case .awaited:
             // The awaiting task is woken once the root-queue work delivering the response is
             // over: it then finds the root queue free for its next request.
             if let runner = request.session?.rootQueueRunner {
                 runner.afterCurrentWork(self)
             } else {
-                pending.fulfil(response)
+                fulfil(response)
             }
         }
     }
 
     func runAfterRootQueueWork() {
-        guard case let .pending(pending) = delivery, let response = deliveredResponse() else { return }
-        pending.fulfil(response)
+        guard case .awaited = delivery, let response = deliveredResponse() else { return }
+        fulfil(response)
     }
 
     private func deliveredResponse() -> Reading.Response? {
