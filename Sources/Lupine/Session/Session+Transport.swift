@@ -38,12 +38,11 @@ extension Session {
         }
         guard let host = url.host, !host.isEmpty else { throw Self.failure(.badURL, url: url) }
         // One array, sorted in place, with room for the cookie and the conditional fields.
-        let ownFields = sentFields
         var headerFields: [HTTPHeader] = []
-        headerFields.reserveCapacity(ownFields.count + conditionalHeaders.count + 1)
-        for (name, value) in ownFields { headerFields.append(HTTPHeader(name: name, value: value)) }
+        headerFields.reserveCapacity(sentFields.count + conditionalHeaders.count + 1)
+        for (name, value) in sentFields { headerFields.append(HTTPHeader(name: name, value: value)) }
         headerFields.sort { Self.precedesIgnoringASCIICase($0.name, $1.name) }
-        if let cookie = cookieHeader(for: urlRequest, headerFields: ownFields) { headerFields.append(cookie) }
+        if let cookie = cookieHeader(for: urlRequest, headerFields: sentFields) { headerFields.append(cookie) }
         headerFields += conditionalHeaders
         let proxy = proxy(for: url, headerFields: &headerFields)
         let tlsPolicy = evaluatesTrust ? try tlsPolicy(for: url, requestCredential: credential) : nil
