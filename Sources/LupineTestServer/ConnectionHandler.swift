@@ -154,8 +154,10 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             stream(count: exchange.isHead ? 0 : count, seed: seed, then: .endResponse, exchange, context: context)
         case .byteRange(let range):
             writeHead(range.status, range.headers, exchange, context: context)
-            context.flush()
             let count = exchange.isHead ? 0 : range.count
+            // The head leaves with the first body chunk, as a server writes a small response in
+            // one go; alone only when no body follows it (a stall would otherwise hold it back).
+            if count == 0 { context.flush() }
             stream(count: count, seed: range.seed, offset: range.offset, then: range.ending, exchange, context: context)
         case .chunkedLines(let lines, let contentType, let ending):
             let exchange = Self.chunked(exchange)
