@@ -10,6 +10,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repetitions="${1:-3}"
 results="$(mktemp -d)"
+# SwiftPM leaves TemporaryDirectory.* folders in TMPDIR on every invocation (about 900 in a full
+# run); they go with the results folder.
+export TMPDIR="$results/tmp"
+mkdir -p "$TMPDIR"
 server_pid=""
 # The server goes with the run, and so do the exports unless LUPINE_BENCH_KEEP=1 (then their
 # folder is printed at the end).
