@@ -10,6 +10,7 @@ let package = Package(
         .package(name: "Lupine", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
     ],
     targets: [
         // The clients and the scenarios, shared by the benchmark and bench-profile.
@@ -24,7 +25,7 @@ let package = Package(
         // per request and the connections opened.
         .executableTarget(
             name: "bench-profile",
-            dependencies: ["BenchmarkClients"]
+            dependencies: ["BenchmarkClients", .product(name: "NIOPosix", package: "swift-nio")]
         ),
         .executableTarget(
             name: "HTTPClients",

@@ -1,5 +1,6 @@
 import BenchmarkClients
 import Foundation
+import NIOPosix
 
 // Runs one scenario with one client, without the benchmark harness, so that it can be run under
 // `valgrind --tool=callgrind` or `perf`, and prints what the harness does not: context switches
@@ -7,6 +8,7 @@ import Foundation
 //
 //   bench-profile CLIENT SCENARIO [RUNS]     e.g. bench-profile Engine S2 3
 //   LUPINE_BENCH_URL (default http://127.0.0.1:8080), LUPINE_BENCH_SCALE (default 1)
+//   LUPINE_BENCH_ON_LOOP=1 runs the scenario's task on an event loop (see LoopExecutor)
 
 let arguments = CommandLine.arguments.dropFirst()
 guard arguments.count >= 2,
@@ -31,13 +33,28 @@ func processUsage() -> (voluntary: Int, involuntary: Int, cpuMicroseconds: Int) 
     return (Int(usage.ru_nvcsw), Int(usage.ru_nivcsw), cpu)
 }
 
+/// Runs `body` on `LoopExecutor` when LUPINE_BENCH_ON_LOOP=1, else where the task runs.
+func runningOnLoopIfAsked(_ body: () async throws -> Void) async throws {
+    if environment["LUPINE_BENCH_ON_LOOP"] == "1" {
+        try await withTaskExecutorPreference(LoopExecutor(loop: MultiThreadedEventLoopGroup.singleton.next())) {
+            try await body()
+        }
+    } else {
+        try await body()
+    }
+}
+
 do {
     census.start()
-    try await scenario.run(client, baseURL: baseURL, scale: scale)  // warm-up: connections, caches
-    let usageBefore = processUsage()
-    let start = ContinuousClock.now
-    for _ in 0..<runs { try await scenario.run(client, baseURL: baseURL, scale: scale) }
-    let elapsed = ContinuousClock.now - start
+    var elapsed = Duration.zero
+    var usageBefore = processUsage()
+    try await runningOnLoopIfAsked {
+        try await scenario.run(client, baseURL: baseURL, scale: scale)  // warm-up: connections, caches
+        usageBefore = processUsage()
+        let start = ContinuousClock.now
+        for _ in 0..<runs { try await scenario.run(client, baseURL: baseURL, scale: scale) }
+        elapsed = ContinuousClock.now - start
+    }
     let usageAfter = processUsage()
     let connections = census.stop()
 
