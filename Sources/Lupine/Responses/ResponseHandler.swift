@@ -80,17 +80,18 @@ final class ResponseHandler<Reading: ResponseReading>: PendingResponse<Reading.R
     }
 
     func deliver() {
-        guard let response = deliveredResponse() else { return }
         switch delivery {
         case let .handler(queue, completionHandler):
+            guard let response = deliveredResponse() else { return }
             queue.async { completionHandler(response) }
         case .awaited:
             // The awaiting task is woken once the root-queue work delivering the response is
-            // over: it then finds the root queue free for its next request.
+            // over: it then finds the root queue free for its next request. The response is read
+            // then, once.
             if let runner = request.session?.rootQueueRunner {
                 runner.afterCurrentWork(self)
             } else {
-                fulfil(response)
+                runAfterRootQueueWork()
             }
         }
     }
