@@ -27,7 +27,8 @@ trap cleanup EXIT
 # of the dependency graph instead of two.
 swift build -c release --package-path Benchmarks >&2
 swift build -c release --package-path Benchmarks --product lupine >&2
-server_binary="$(swift build -c release --package-path Benchmarks --show-bin-path)/lupine"
+bin_path="$(swift build -c release --package-path Benchmarks --show-bin-path)"
+server_binary="$bin_path/lupine"
 
 server_output="$results/server.txt"
 "$server_binary" serve --port 0 >"$server_output" 2>/dev/null &
@@ -68,7 +69,7 @@ done
 
 # The harness exports no context switches on Linux: bench-profile (getrusage around one run, after a
 # warm-up run) counts them for every scenario and client, once, after the timed repetitions.
-bench_profile="$(swift build -c release --package-path Benchmarks --show-bin-path)/bench-profile"
+bench_profile="$bin_path/bench-profile"
 mkdir -p "$results/switches"
 for scenario in "${scenarios[@]}"; do
     number="${scenario%% *}"

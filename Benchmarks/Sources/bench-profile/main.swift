@@ -47,7 +47,7 @@ func runningOnLoopIfAsked(_ body: () async throws -> Void) async throws {
 do {
     census.start()
     var elapsed = Duration.zero
-    var usageBefore = processUsage()
+    var usageBefore = (voluntary: 0, involuntary: 0, cpuMicroseconds: 0)
     try await runningOnLoopIfAsked {
         try await scenario.run(client, baseURL: baseURL, scale: scale)  // warm-up: connections, caches
         usageBefore = processUsage()
