@@ -180,7 +180,8 @@ import Testing
 
     @Test func aDirectiveIsFoundInPlaceAsTheParserFindsIt() {
         let values = ["no-store", " No-Store ", "max-age=5, no-store", "no-store=\"x\"", "private=\"a, no-store\"",
-                      "no-storex", "max-age=no-store", ""]
+                      "no-storex", "max-age=no-store", "", ",,no-store,", "\tno-store\t", "no-store ,max-age=1",
+                      "a=\"x\", no-store", "a=\"x, y\",no-store", "no", "no-stor", "é, no-store", "no-store\u{301}"]
         for value in values {
             #expect(CacheControl.lists("no-store", in: value) == CacheControl([value]).has("no-store"), "\(value)")
         }

@@ -73,16 +73,47 @@ struct CacheControl: Equatable {
         return items
     }
 
-    /// Whether the field value `value` lists `directive` (a lowercase name), with or without an
-    /// argument: read in place, without parsing the value into directives.
+    /// Whether the field value `value` lists `directive` (a lowercase ASCII name), with or without
+    /// an argument: read in place, over the value's bytes, without parsing it into directives.
+    ///
+    /// Asked of every response offered to the cache; walking `Substring`s item by item cost
+    /// half a microsecond per small response, a byte loop a tenth of that.
     static func lists(_ directive: String, in value: String) -> Bool {
-        var found = false
-        forEachItem(of: value) { item in
-            // Over UTF-8 bytes: a Character search would break the item into graphemes.
-            let name = item.utf8.firstIndex(of: UInt8(ascii: "=")).map { item[..<$0] } ?? item
-            if !found, name.lupineTrimmingASCIIWhitespace().lupineEqualsIgnoringASCIICase(directive) { found = true }
+        var value = value, directive = directive
+        return value.withUTF8 { bytes in
+            directive.withUTF8 { name in listsName(name, in: bytes) }
         }
-        return found
+    }
+
+    private static func listsName(_ name: UnsafeBufferPointer<UInt8>, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        // The items as `forEachItem(of:)` splits them; each item's name ends at its first "=".
+        var start = 0
+        var quoted = false
+        for index in 0...bytes.count {
+            if index < bytes.count {
+                if bytes[index] == UInt8(ascii: "\"") { quoted.toggle() }
+                guard bytes[index] == UInt8(ascii: ","), !quoted else { continue }
+            }
+            var nameEnd = start
+            while nameEnd < index, bytes[nameEnd] != UInt8(ascii: "=") { nameEnd += 1 }
+            var nameStart = start
+            while nameStart < nameEnd, isWhitespace(bytes[nameStart]) { nameStart += 1 }
+            while nameEnd > nameStart, isWhitespace(bytes[nameEnd - 1]) { nameEnd -= 1 }
+            if nameEnd - nameStart == name.count,
+               (0..<name.count).allSatisfy({ asciiLowercased(bytes[nameStart + $0]) == name[$0] }) {
+                return true
+            }
+            start = index + 1
+        }
+        return false
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A
+    }
+
+    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
+        (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
     }
 
     /// Calls `body` with each comma-separated item of `value`, commas inside quotes excepted.

@@ -7,8 +7,21 @@ extension StringProtocol {
     func lupineEqualsIgnoringASCIICase<Other: StringProtocol>(_ other: Other) -> Bool {
         let lhs = utf8, rhs = other.utf8
         guard lhs.count == rhs.count else { return false }
+        // Native strings hand out their bytes: a loop over two buffers, where zipping the two
+        // views checks each string's representation at every byte.
+        let contiguous = lhs.withContiguousStorageIfAvailable { left in
+            rhs.withContiguousStorageIfAvailable { right in Self.equalIgnoringASCIICase(left, right) }
+        }
+        if let contiguous, let result = contiguous { return result }
         for (left, right) in zip(lhs, rhs) where left != right {
             guard Self.asciiLowercased(left) == Self.asciiLowercased(right) else { return false }
+        }
+        return true
+    }
+
+    private static func equalIgnoringASCIICase(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
+        for index in 0..<left.count where left[index] != right[index] {
+            guard asciiLowercased(left[index]) == asciiLowercased(right[index]) else { return false }
         }
         return true
     }

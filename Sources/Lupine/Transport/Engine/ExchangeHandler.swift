@@ -254,19 +254,17 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if let exchangeDeadline { armDeadlineTimer(by: exchangeDeadline) }
         let head = RequestHead.make(for: request, key: exchange.key, upgrade: exchange.upgrade)
         requestWantsClose = head.headers[canonicalForm: "connection"].contains { $0.lupineEqualsIgnoringASCIICase("close") }
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
         switch request.body {
         case nil:
-            writeEnd(of: exchange)
+            sendWhole(head, body: Data(), of: exchange, context: context)
         case let .data(data):
-            writeBody(data, context: context)
-            writeEnd(of: exchange)
+            sendWhole(head, body: data, of: exchange, context: context)
         case let .file(fileURL):
-            context.flush()
+            context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
             let reader = FileChunkReader(url: fileURL, allocator: context.channel.allocator)
             streamBody(of: exchange) { try reader.next() }
         case let .stream(_, nextChunk):
-            context.flush()
+            context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
             streamBody(of: exchange) { try await nextChunk().map { ByteBuffer(data: $0) } }
         }
         context.read()
@@ -279,10 +277,24 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// for the allocator to map fresh pages for it.
     private static let dataBodySlice = 64 * 1024
 
-    private func writeBody(_ data: Data, context: ChannelHandlerContext) {
-        guard !data.isEmpty else { return }
+    /// Sends a request whose bytes are all at hand: the head, the body (possibly empty), the end.
+    ///
+    /// The last write that carries bytes says when the request is sent. The end of a request
+    /// that is not chunked carries none, and with a promise of its own NIO's encoder would write
+    /// an empty buffer only to complete that promise in order: an allocation, a trip down the
+    /// pipeline and an empty iovec for every request.
+    private func sendWhole(_ head: HTTPRequestHead, body data: Data, of exchange: EngineExchange,
+                           context: ChannelHandlerContext) {
+        let written = context.eventLoop.makePromise(of: Void.self)
+        context.write(wrapOutboundOut(.head(head)), promise: data.isEmpty ? written : nil)
+        if !data.isEmpty { writeBody(data, context: context, lastWrite: written) }
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        whenSent(written.futureResult, exchange)
+    }
+
+    private func writeBody(_ data: Data, context: ChannelHandlerContext, lastWrite: EventLoopPromise<Void>) {
         guard data.count > Self.dataBodySlice else {
-            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(data: data)))), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(data: data)))), promise: lastWrite)
             bytesSent = Int64(data.count)
             return
         }
@@ -291,17 +303,23 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             let end = min(start + Self.dataBodySlice, data.endIndex)
             var slice = context.channel.allocator.buffer(capacity: end - start)
             slice.writeBytes(data[start..<end])
-            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(slice))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(slice))), promise: end == data.endIndex ? lastWrite : nil)
             start = end
         }
         bytesSent = Int64(data.count)
     }
 
+    /// Ends a streamed body: the chunked terminator, if any, is the request's last byte.
     private func writeEnd(of exchange: EngineExchange) {
         guard let context, self.exchange === exchange else { return }
         let written = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: written)
-        written.futureResult.assumeIsolated().whenSuccess { [self] in
+        whenSent(written.futureResult, exchange)
+    }
+
+    /// Reports the request sent once `written` succeeds.
+    private func whenSent(_ written: EventLoopFuture<Void>, _ exchange: EngineExchange) {
+        written.assumeIsolated().whenSuccess { [self] in
             guard self.exchange === exchange else { return }
             requestSent = true
             lastActivity = clock.now
