@@ -69,6 +69,47 @@ import Testing
     }
     #endif
 
+    #if os(Linux)
+    /// A released mapping is kept a moment for the next body of about its size, then unmapped.
+    @Test func aReleasedMappingServesTheNextBodyOfItsSizeThenGoes() async throws {
+        let mappings = LargeBodyMappings(keptFor: .milliseconds(50))
+        let size = LargeBodyBuffer.minimumSize
+        let first = try #require(mappings.take(size: size))
+        first.pointer.storeBytes(of: 0x5A, as: UInt8.self)
+        mappings.release(first)
+        #expect(mappings.keptMapping?.pointer == first.pointer)
+        // The same size (or up to half of it) takes the same pages; a body twice as large may not.
+        let second = try #require(mappings.take(size: size - 1))
+        #expect(second.pointer == first.pointer)
+        #expect(second.pointer.load(as: UInt8.self) == 0x5A)
+        #expect(mappings.keptMapping == nil)
+        mappings.release(second)
+        let larger = try #require(mappings.take(size: size * 2))
+        #expect(larger.size == size * 2)
+        #expect(mappings.keptMapping == nil)
+        mappings.release(larger)
+        let smaller = try #require(mappings.take(size: size / 2))
+        #expect(smaller.size == size / 2)
+        mappings.release(smaller)
+        // Nobody takes it: it is unmapped once `keptFor` has passed.
+        for _ in 0..<200 where mappings.keptMapping != nil { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(mappings.keptMapping == nil)
+    }
+
+    /// Two large bodies in a row: the second is collected in the pages the first one left (its
+    /// bytes still there), and the caller sees exactly its own bytes.
+    @Test func aLargeBodyAfterAnotherSeesOnlyItsOwnBytes() async throws {
+        let server = try await testServer()
+        let firstCount = try await AF.request(server.url("/bytes/\(Self.size)?seed=11")).validate().serializingData().value.count
+        #expect(firstCount == Self.size)
+        // The first body is gone: its mapping waits for this one, a page shorter.
+        let second = try await AF.request(server.url("/bytes/\(Self.size - 4096)?seed=12")).validate().serializingData().value
+        let expected = try await AF.request(server.url("/stream-bytes/\(Self.size - 4096)?seed=12")).validate().serializingData().value
+        #expect(second.count == Self.size - 4096)
+        #expect(second == expected)
+    }
+    #endif
+
     @Test func smallAnnouncedLengthsUseNoMapping() {
         #expect(LargeBodyBuffer(capacity: LargeBodyBuffer.minimumSize - 1) == nil)
         #expect(LargeBodyBuffer(capacity: 0) == nil)

@@ -11,6 +11,10 @@ import Glibc
 /// the kernel maps 2 MiB per fault. The buffer is used only where the kernel offers them (Linux)
 /// and only for bodies of at least `minimumSize`; anything else is collected in a `Data`.
 ///
+/// The mapping comes from `LargeBodyMappings`, which may hand out again the pages of the body
+/// before (the bytes past `count` are never shown) and takes it back when the buffer, or the
+/// `Data` it was handed to, goes.
+///
 /// Not thread-safe: its owner (DataRequest's locked state) serialises every call.
 final class LargeBodyBuffer: @unchecked Sendable {
     /// The smallest announced length worth a mapping of its own: four huge pages.
@@ -18,9 +22,8 @@ final class LargeBodyBuffer: @unchecked Sendable {
 
     private static let hugePageSize = 2 * 1024 * 1024
 
-    /// The mapping as made (`munmap` takes it back whole), and the aligned start inside it.
-    private let mapping: UnsafeMutableRawPointer
-    private let mappingSize: Int
+    /// The mapping (possibly one a body before this one used), and the aligned start inside it.
+    private let mapping: LargeBodyMappings.Mapping
     private let base: UnsafeMutableRawPointer
     /// Bytes the buffer can hold, and bytes it holds.
     let capacity: Int
@@ -33,16 +36,12 @@ final class LargeBodyBuffer: @unchecked Sendable {
         #if os(Linux)
         guard capacity >= Self.minimumSize else { return nil }
         // One huge page more than needed, so that the start can be aligned to one.
-        let size = capacity + Self.hugePageSize
-        guard let mapping = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-              mapping != MAP_FAILED
-        else { return nil }
-        let address = UInt(bitPattern: mapping)
+        guard let mapping = LargeBodyMappings.shared.take(size: capacity + Self.hugePageSize) else { return nil }
+        let address = UInt(bitPattern: mapping.pointer)
         let alignment = UInt(Self.hugePageSize)
         let aligned = (address + alignment - 1) & ~(alignment - 1)
         self.mapping = mapping
-        mappingSize = size
-        base = mapping + Int(aligned - address)
+        base = mapping.pointer + Int(aligned - address)
         self.capacity = capacity
         // Advice only: without huge pages the buffer still works, with small pages.
         _ = madvise(base, capacity, MADV_HUGEPAGE)
@@ -53,7 +52,7 @@ final class LargeBodyBuffer: @unchecked Sendable {
 
     deinit {
         #if os(Linux)
-        if !isHandedOff { munmap(mapping, mappingSize) }
+        if !isHandedOff { LargeBodyMappings.shared.release(mapping) }
         #endif
     }
 
@@ -68,28 +67,16 @@ final class LargeBodyBuffer: @unchecked Sendable {
         return true
     }
 
-    /// The bytes held, as a `Data` that owns the mapping from now on (it unmaps it when the last
-    /// copy of it goes); the buffer takes no more bytes.
+    /// The bytes held, as a `Data` that owns the mapping from now on (it gives it back when the
+    /// last copy of it goes); the buffer takes no more bytes.
     func handOff() -> Data {
         guard !isHandedOff else { return Data() }
         isHandedOff = true
         #if os(Linux)
-        let mapping = UncheckedMapping(pointer: mapping, size: mappingSize)
-        return Data(bytesNoCopy: base, count: count, deallocator: .custom { _, _ in mapping.unmap() })
+        let mapping = mapping
+        return Data(bytesNoCopy: base, count: count, deallocator: .custom { _, _ in LargeBodyMappings.shared.release(mapping) })
         #else
         return Data()
-        #endif
-    }
-}
-
-/// A mapping whose ownership moves into a `Data`'s deallocator.
-private struct UncheckedMapping: @unchecked Sendable {
-    let pointer: UnsafeMutableRawPointer
-    let size: Int
-
-    func unmap() {
-        #if os(Linux)
-        munmap(pointer, size)
         #endif
     }
 }
