@@ -154,6 +154,26 @@ import Testing
         #expect(created < urlRequest)
     }
 
+    /// A body in memory that the caller asks to send chunked: the chunks and their terminator go
+    /// out (the end of a chunked body carries bytes, unlike the end of a body of known length), in
+    /// 64 KiB slices past that size, and the upload's progress and monitor events report it sent.
+    @Test(arguments: [1_000, 300_000])
+    func dataUploadTheCallerAsksToSendChunkedArrivesWhole(count: Int) async throws {
+        let server = try await testServer()
+        let body = patternedBytes(count: count, seed: 4)
+        let monitor = RecordingMonitor()
+        let session = Session(eventMonitors: [monitor])
+        let request = session.upload(body, to: server.url("/upload"), headers: ["Transfer-Encoding": "chunked"])
+        let report = try await request.serializingDecodable(SinkReport.self).value
+
+        #expect(report.bytes == body.count)
+        #expect(report.sha256 == sha256Hex(body))
+        #expect(report.transferEncoding == "chunked")
+        #expect(report.contentLength == nil)
+        #expect(request.uploadProgress.completedUnitCount == Int64(body.count))
+        #expect(await waitUntil { monitor.names.contains("didSendURLRequest") })
+    }
+
     @Test func uploadInputStreamFromAFileWithURLRequestConvertible() async throws {
         let server = try await testServer()
         let scratch = try ScratchDirectory()
