@@ -68,9 +68,15 @@ struct CacheControl: Equatable {
 
     /// Splits at commas that are not inside a quoted string.
     private static func split(_ value: String) -> [Substring] {
-        var items: [Substring] = []
-        forEachItem(of: value) { items.append($0) }
-        return items
+        var value = value
+        return value.withUTF8 { bytes in
+            var items: [Substring] = []
+            forEachItem(in: bytes) { item in
+                items.append(Substring(String(decoding: UnsafeBufferPointer(rebasing: bytes[item]), as: UTF8.self)))
+                return true
+            }
+            return items
+        }
     }
 
     /// Whether the field value `value` lists `directive` (a lowercase ASCII name), with or without
@@ -81,58 +87,37 @@ struct CacheControl: Equatable {
     static func lists(_ directive: String, in value: String) -> Bool {
         var value = value, directive = directive
         return value.withUTF8 { bytes in
-            directive.withUTF8 { name in listsName(name, in: bytes) }
+            directive.withUTF8 { name in
+                var found = false
+                forEachItem(in: bytes) { item in
+                    // The item's name ends at its first "=".
+                    var nameEnd = item.lowerBound
+                    while nameEnd < item.upperBound, bytes[nameEnd] != UInt8(ascii: "=") { nameEnd += 1 }
+                    var nameStart = item.lowerBound
+                    while nameStart < nameEnd, bytes[nameStart].lupineIsASCIIWhitespace { nameStart += 1 }
+                    while nameEnd > nameStart, bytes[nameEnd - 1].lupineIsASCIIWhitespace { nameEnd -= 1 }
+                    found = nameEnd - nameStart == name.count
+                        && (0..<name.count).allSatisfy { bytes[nameStart + $0].lupineASCIILowercased == name[$0] }
+                    return !found
+                }
+                return found
+            }
         }
     }
 
-    private static func listsName(_ name: UnsafeBufferPointer<UInt8>, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        // The items as `forEachItem(of:)` splits them; each item's name ends at its first "=".
+    /// Calls `body` with the byte range of each comma-separated item of `bytes`, commas inside
+    /// quotes excepted, until it returns false.
+    private static func forEachItem(in bytes: UnsafeBufferPointer<UInt8>, _ body: (Range<Int>) -> Bool) {
         var start = 0
         var quoted = false
-        for index in 0...bytes.count {
-            if index < bytes.count {
-                if bytes[index] == UInt8(ascii: "\"") { quoted.toggle() }
-                guard bytes[index] == UInt8(ascii: ","), !quoted else { continue }
+        for index in bytes.indices {
+            if bytes[index] == UInt8(ascii: "\"") { quoted.toggle() }
+            if bytes[index] == UInt8(ascii: ","), !quoted {
+                guard body(start..<index) else { return }
+                start = index + 1
             }
-            var nameEnd = start
-            while nameEnd < index, bytes[nameEnd] != UInt8(ascii: "=") { nameEnd += 1 }
-            var nameStart = start
-            while nameStart < nameEnd, isWhitespace(bytes[nameStart]) { nameStart += 1 }
-            while nameEnd > nameStart, isWhitespace(bytes[nameEnd - 1]) { nameEnd -= 1 }
-            if nameEnd - nameStart == name.count,
-               (0..<name.count).allSatisfy({ asciiLowercased(bytes[nameStart + $0]) == name[$0] }) {
-                return true
-            }
-            start = index + 1
         }
-        return false
-    }
-
-    private static func isWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A
-    }
-
-    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
-        (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
-    }
-
-    /// Calls `body` with each comma-separated item of `value`, commas inside quotes excepted.
-    private static func forEachItem(of value: String, _ body: (Substring) -> Void) {
-        // Over UTF-8 bytes: commas and quotes are ASCII, so the indices are Character boundaries.
-        let bytes = value.utf8
-        var start = bytes.startIndex
-        var quoted = false
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") { quoted.toggle() }
-            if byte == UInt8(ascii: ","), !quoted {
-                body(value[start..<index])
-                start = bytes.index(after: index)
-            }
-            index = bytes.index(after: index)
-        }
-        body(value[start...])
+        _ = body(start..<bytes.count)
     }
 }
 

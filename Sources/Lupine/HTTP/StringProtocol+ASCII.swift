@@ -14,14 +14,14 @@ extension StringProtocol {
         }
         if let contiguous, let result = contiguous { return result }
         for (left, right) in zip(lhs, rhs) where left != right {
-            guard Self.asciiLowercased(left) == Self.asciiLowercased(right) else { return false }
+            guard left.lupineASCIILowercased == right.lupineASCIILowercased else { return false }
         }
         return true
     }
 
     private static func equalIgnoringASCIICase(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
         for index in 0..<left.count where left[index] != right[index] {
-            guard asciiLowercased(left[index]) == asciiLowercased(right[index]) else { return false }
+            guard left[index].lupineASCIILowercased == right[index].lupineASCIILowercased else { return false }
         }
         return true
     }
@@ -36,9 +36,6 @@ extension StringProtocol {
         return lowercased() == other.lowercased()
     }
 
-    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
-        (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
-    }
 }
 
 extension StringProtocol {
@@ -49,10 +46,21 @@ extension StringProtocol {
     func lupineTrimmingASCIIWhitespace() -> SubSequence where UTF8View: BidirectionalCollection {
         // Over UTF-8 bytes, not Characters: no grapheme breaking. The bytes trimmed are ASCII, so
         // the indices found are Character boundaries too.
-        let isWhitespace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
         let bytes = utf8
-        guard let first = bytes.firstIndex(where: { !isWhitespace($0) }),
-              let last = bytes.lastIndex(where: { !isWhitespace($0) }) else { return self[endIndex...] }
+        guard let first = bytes.firstIndex(where: { !$0.lupineIsASCIIWhitespace }),
+              let last = bytes.lastIndex(where: { !$0.lupineIsASCIIWhitespace }) else { return self[endIndex...] }
         return self[first..<bytes.index(after: last)]
+    }
+}
+
+extension UInt8 {
+    /// The byte with an ASCII capital letter made lowercase; any other byte as it is.
+    var lupineASCIILowercased: UInt8 {
+        (0x41...0x5A).contains(self) ? self | 0x20 : self
+    }
+
+    /// Whether the byte is a space, tab, CR or LF: the whitespace HTTP fields carry.
+    var lupineIsASCIIWhitespace: Bool {
+        self == 0x20 || self == 0x09 || self == 0x0D || self == 0x0A
     }
 }

@@ -36,20 +36,16 @@ final class LargeBodyMappings: Sendable {
         let size: Int
     }
 
-    private struct Kept {
-        var mapping: Mapping
-        /// Tells the unmapping scheduled for this mapping from later ones.
-        var generation: Int
-    }
-
-    private let kept = Mutex<(mapping: Kept?, generation: Int)>((nil, 0))
+    /// The mapping kept, and how many were released so far: the count tells the unmapping
+    /// scheduled for the kept one from later ones.
+    private let kept = Mutex<(mapping: Mapping?, releases: Int)>((nil, 0))
 
     /// A mapping of at least `size` bytes: the one kept when it is large enough and not more than
     /// twice that, else a new one (nil when the kernel refuses it).
     func take(size: Int) -> Mapping? {
         #if os(Linux)
         let (reused, stale) = kept.withLock { state -> (Mapping?, Mapping?) in
-            guard let held = state.mapping?.mapping else { return (nil, nil) }
+            guard let held = state.mapping else { return (nil, nil) }
             state.mapping = nil
             return held.size >= size && held.size / 2 <= size ? (held, nil) : (nil, held)
         }
@@ -71,31 +67,31 @@ final class LargeBodyMappings: Sendable {
             munmap(mapping.pointer, mapping.size)
             return
         }
-        let (generation, replaced) = kept.withLock { state -> (Int, Mapping?) in
-            let replaced = state.mapping?.mapping
-            state.generation += 1
-            state.mapping = Kept(mapping: mapping, generation: state.generation)
-            return (state.generation, replaced)
+        let (release, replaced) = kept.withLock { state -> (Int, Mapping?) in
+            let replaced = state.mapping
+            state.releases += 1
+            state.mapping = mapping
+            return (state.releases, replaced)
         }
         if let replaced { munmap(replaced.pointer, replaced.size) }
         DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + keptFor) {
-            self.unmap(ifStill: generation)
+            self.unmap(ifStillKeptSince: release)
         }
         #endif
     }
 
-    /// Unmaps the kept mapping if it is still the one released as `generation`.
-    private func unmap(ifStill generation: Int) {
+    /// Unmaps the kept mapping if no release came after `release` (that one is still kept).
+    private func unmap(ifStillKeptSince release: Int) {
         #if os(Linux)
         let expired = kept.withLock { state -> Mapping? in
-            guard let held = state.mapping, held.generation == generation else { return nil }
+            guard state.releases == release, let held = state.mapping else { return nil }
             state.mapping = nil
-            return held.mapping
+            return held
         }
         if let expired { munmap(expired.pointer, expired.size) }
         #endif
     }
 
     /// The mapping waiting for reuse, if any.
-    var keptMapping: Mapping? { kept.withLock { $0.mapping?.mapping } }
+    var keptMapping: Mapping? { kept.withLock { $0.mapping } }
 }
