@@ -9,6 +9,8 @@ import NIOPosix
 //   bench-profile CLIENT SCENARIO [RUNS]     e.g. bench-profile Engine S2 3
 //   LUPINE_BENCH_URL (default http://127.0.0.1:8080), LUPINE_BENCH_SCALE (default 1)
 //   LUPINE_BENCH_ON_LOOP=1 runs the scenario's task on an event loop (see LoopExecutor)
+//   LUPINE_BENCH_PRIORITY=userInitiated runs it at the priority the benchmark harness gives it
+//   LUPINE_BENCH_ALL_CLIENTS=1 makes the other clients too and keeps them idle, as the harness does
 
 let arguments = CommandLine.arguments.dropFirst()
 guard arguments.count >= 2,
@@ -20,12 +22,15 @@ else {
 }
 let runs = arguments.count > 2 ? max(1, Int(arguments[arguments.startIndex + 2]) ?? 1) : 1
 let environment = ProcessInfo.processInfo.environment
+// LUPINE_BENCH_ALL_CLIENTS=1: the other clients exist too, idle, as in the harness's process.
+let idleClients: [any ScenarioClient] = environment["LUPINE_BENCH_ALL_CLIENTS"] == "1"
+    ? ["Lupine", "Engine", "AHC", "URLSession"].compactMap(scenarioClient(named:)) : []
 let baseURL = environment["LUPINE_BENCH_URL"] ?? "http://127.0.0.1:8080"
 let scale = Double(environment["LUPINE_BENCH_SCALE"] ?? "1") ?? 1
 let census = ConnectionCensus(serverPort: URL(string: baseURL)?.port ?? 80)
 
 /// Context switches and CPU microseconds (user + system) of this process so far.
-func processUsage() -> (voluntary: Int, involuntary: Int, cpuMicroseconds: Int) {
+@Sendable func processUsage() -> (voluntary: Int, involuntary: Int, cpuMicroseconds: Int) {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
     let cpu = (Int(usage.ru_utime.tv_sec) + Int(usage.ru_stime.tv_sec)) * 1_000_000
@@ -34,7 +39,7 @@ func processUsage() -> (voluntary: Int, involuntary: Int, cpuMicroseconds: Int) 
 }
 
 /// Runs `body` on `LoopExecutor` when LUPINE_BENCH_ON_LOOP=1, else where the task runs.
-func runningOnLoopIfAsked(_ body: () async throws -> Void) async throws {
+@Sendable func runningOnLoopIfAsked(_ body: () async throws -> Void) async throws {
     if environment["LUPINE_BENCH_ON_LOOP"] == "1" {
         try await withTaskExecutorPreference(LoopExecutor(loop: MultiThreadedEventLoopGroup.singleton.next())) {
             try await body()
@@ -44,8 +49,8 @@ func runningOnLoopIfAsked(_ body: () async throws -> Void) async throws {
     }
 }
 
-do {
-    census.start()
+/// Runs the warm-up and the measured runs; returns the usage before them and their duration.
+@Sendable func measure() async throws -> (usageBefore: (voluntary: Int, involuntary: Int, cpuMicroseconds: Int), elapsed: Duration) {
     var elapsed = Duration.zero
     var usageBefore = (voluntary: 0, involuntary: 0, cpuMicroseconds: 0)
     try await runningOnLoopIfAsked {
@@ -55,6 +60,16 @@ do {
         for _ in 0..<runs { try await scenario.run(client, baseURL: baseURL, scale: scale) }
         elapsed = ContinuousClock.now - start
     }
+    return (usageBefore, elapsed)
+}
+
+do {
+    census.start()
+    // LUPINE_BENCH_PRIORITY=userInitiated: as the benchmark harness runs it, in a task at the
+    // priority of the dispatch thread (`.userInitiated`) that starts it.
+    let (usageBefore, elapsed) = environment["LUPINE_BENCH_PRIORITY"] == "userInitiated"
+        ? try await Task(priority: .userInitiated) { try await measure() }.value
+        : try await measure()
     let usageAfter = processUsage()
     let connections = census.stop()
 
