@@ -102,8 +102,11 @@ final class ResponseHandler<Reading: ResponseReading>: PendingResponse<Reading.R
     }
 
     private func deliveredResponse() -> Reading.Response? {
-        let (response, replacement) = outcome.withLock { $0 }
-        guard let response else { return nil }
-        return replacement.map { response.replacingResult(with: $0) } ?? response
+        // Read in place: copying the pair out would look up the metadata of its generic tuple type
+        // for every response.
+        outcome.withLock { outcome in
+            guard let response = outcome.response else { return nil }
+            return outcome.replacement.map { response.replacingResult(with: $0) } ?? response
+        }
     }
 }
