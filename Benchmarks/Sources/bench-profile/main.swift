@@ -11,6 +11,10 @@ import NIOPosix
 //   LUPINE_BENCH_ON_LOOP=1 runs the scenario's task on an event loop (see LoopExecutor)
 //   LUPINE_BENCH_PRIORITY=userInitiated runs it at the priority the benchmark harness gives it
 //   LUPINE_BENCH_ALL_CLIENTS=1 makes the other clients too and keeps them idle, as the harness does
+//   LUPINE_BENCH_SAMPLER=1 keeps a thread of the userInitiated global queue busy with a /proc reader
+//     every 10 ms, as the harness's memory sampler does. With LUPINE_BENCH_PRIORITY=userInitiated it
+//     reproduces the harness's S1 numbers: the task's continuations then run on one pool thread
+//     instead of two taking turns, which saves AHC a context switch per GET and costs Lupine 0.25.
 
 let arguments = CommandLine.arguments.dropFirst()
 guard arguments.count >= 2,
@@ -25,6 +29,16 @@ let environment = ProcessInfo.processInfo.environment
 // LUPINE_BENCH_ALL_CLIENTS=1: the other clients exist too, idle, as in the harness's process.
 let idleClients: [any ScenarioClient] = environment["LUPINE_BENCH_ALL_CLIENTS"] == "1"
     ? ["Lupine", "Engine", "AHC", "URLSession"].compactMap(scenarioClient(named:)) : []
+// LUPINE_BENCH_SAMPLER=1: a block holds a thread of the userInitiated global queue for the whole run,
+// reading /proc every 10 ms, as the harness's memory sampler does.
+if environment["LUPINE_BENCH_SAMPLER"] == "1" {
+    DispatchQueue.global(qos: .userInitiated).async {
+        while true {
+            _ = try? Data(contentsOf: URL(fileURLWithPath: "/proc/self/statm"))
+            usleep(UInt32.random(in: 9_000...11_000))
+        }
+    }
+}
 let baseURL = environment["LUPINE_BENCH_URL"] ?? "http://127.0.0.1:8080"
 let scale = Double(environment["LUPINE_BENCH_SCALE"] ?? "1") ?? 1
 let census = ConnectionCensus(serverPort: URL(string: baseURL)?.port ?? 80)
