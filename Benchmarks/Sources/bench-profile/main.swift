@@ -26,11 +26,8 @@ else {
 }
 let runs = arguments.count > 2 ? max(1, Int(arguments[arguments.startIndex + 2]) ?? 1) : 1
 let environment = ProcessInfo.processInfo.environment
-// LUPINE_BENCH_ALL_CLIENTS=1: the other clients exist too, idle, as in the harness's process.
 let idleClients: [any ScenarioClient] = environment["LUPINE_BENCH_ALL_CLIENTS"] == "1"
     ? ["Lupine", "Engine", "AHC", "URLSession"].compactMap(scenarioClient(named:)) : []
-// LUPINE_BENCH_SAMPLER=1: a block holds a thread of the userInitiated global queue for the whole run,
-// reading /proc every 10 ms, as the harness's memory sampler does.
 if environment["LUPINE_BENCH_SAMPLER"] == "1" {
     DispatchQueue.global(qos: .userInitiated).async {
         while true {
@@ -79,8 +76,6 @@ let census = ConnectionCensus(serverPort: URL(string: baseURL)?.port ?? 80)
 
 do {
     census.start()
-    // LUPINE_BENCH_PRIORITY=userInitiated: as the benchmark harness runs it, in a task at the
-    // priority of the dispatch thread (`.userInitiated`) that starts it.
     let (usageBefore, elapsed) = environment["LUPINE_BENCH_PRIORITY"] == "userInitiated"
         ? try await Task(priority: .userInitiated) { try await measure() }.value
         : try await measure()

@@ -68,11 +68,15 @@ struct CacheControl: Equatable {
 
     /// Splits at commas that are not inside a quoted string.
     private static func split(_ value: String) -> [Substring] {
-        var value = value
-        return value.withUTF8 { bytes in
+        // The items are slices of `value`, not copies: the byte offsets of a native string's
+        // UTF-8 view map to indices in constant time.
+        var bytesOf = value
+        return bytesOf.withUTF8 { bytes in
+            let utf8 = value.utf8
             var items: [Substring] = []
             forEachItem(in: bytes) { item in
-                items.append(Substring(String(decoding: UnsafeBufferPointer(rebasing: bytes[item]), as: UTF8.self)))
+                let start = utf8.index(utf8.startIndex, offsetBy: item.lowerBound)
+                items.append(value[start..<utf8.index(start, offsetBy: item.count)])
                 return true
             }
             return items
