@@ -67,11 +67,10 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var onReusedConnection = false
     private var lastActivity = NIODeadline.uptimeNanoseconds(0)
     private var idleTimeout = TimeAmount.seconds(60)
-    /// The timers of the idle gap and of the resource deadline, with when they fire. Each serves
-    /// many exchanges: a timer that fires early re-arms itself for what remains, so that an
-    /// exchange on a kept-alive connection usually schedules nothing.
-    private var idleTimer: (timer: Scheduled<Void>, due: NIODeadline)?
-    private var deadlineTimer: (timer: Scheduled<Void>, due: NIODeadline)?
+    /// The timers of the idle gap and of the resource deadline. Each serves many exchanges: a
+    /// timer that fires early re-arms itself for what remains.
+    private var idleTimer = DueTimer()
+    private var deadlineTimer = DueTimer()
     /// The current exchange's resource deadline.
     private var exchangeDeadline: NIODeadline?
     private var held = CircularBuffer<HTTPClientResponsePart>()
@@ -102,10 +101,8 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
-        idleTimer?.timer.cancel()
-        deadlineTimer?.timer.cancel()
-        idleTimer = nil
-        deadlineTimer = nil
+        idleTimer.cancel()
+        deadlineTimer.cancel()
         // The handler holds itself through `bound`: let go, or every connection's handler leaks.
         bound = nil
     }
@@ -538,15 +535,11 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Makes sure the idle timer fires by `due`.
     private func armIdleTimer(by due: NIODeadline) {
         guard let context, let bound else { return }
-        if let idleTimer {
-            if idleTimer.due <= due { return }
-            idleTimer.timer.cancel()
-        }
-        idleTimer = (clock.schedule(on: context.eventLoop, at: due) { bound.value.idleTimerFired() }, due)
+        idleTimer.arm(by: due) { clock.schedule(on: context.eventLoop, at: $0) { bound.value.idleTimerFired() } }
     }
 
     private func idleTimerFired() {
-        idleTimer = nil
+        idleTimer.fired()
         guard let exchange else { return }
         let now = clock.now
         if exchange.isPaused {
@@ -562,15 +555,11 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Makes sure the deadline timer fires by `due`.
     private func armDeadlineTimer(by due: NIODeadline) {
         guard let context, let bound else { return }
-        if let deadlineTimer {
-            if deadlineTimer.due <= due { return }
-            deadlineTimer.timer.cancel()
-        }
-        deadlineTimer = (clock.schedule(on: context.eventLoop, at: due) { bound.value.deadlineTimerFired() }, due)
+        deadlineTimer.arm(by: due) { clock.schedule(on: context.eventLoop, at: $0) { bound.value.deadlineTimerFired() } }
     }
 
     private func deadlineTimerFired() {
-        deadlineTimer = nil
+        deadlineTimer.fired()
         guard let exchange, let exchangeDeadline else { return }
         if exchangeDeadline <= clock.now {
             fail(exchange, with: exchange.failure(.timedOut))
