@@ -251,6 +251,13 @@ struct StringResponseSerializerTests {
                                                          data: data, error: nil) == "hé")
     }
 
+    @Test(arguments: ["text/html; Charset=UTF-8", "text/html; CHARSET=utf-8", "text/html;format=x; charset=\"UTF-8\""])
+    func readsTheCharsetParameterWhateverTheCaseOfItsName(contentType: String) throws {
+        let response = serializerResponse(headers: ["Content-Type": contentType])
+        #expect(try StringResponseSerializer().serialize(request: nil, response: response,
+                                                         data: Data("naïve".utf8), error: nil) == "naïve")
+    }
+
     @Test func fallsBackToISOLatin1WithoutCharset() throws {
         let response = serializerResponse(headers: ["Content-Type": "text/plain"])
         let utf8Bytes = Data("é".utf8)

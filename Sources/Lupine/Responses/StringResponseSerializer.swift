@@ -6,9 +6,9 @@ import FoundationNetworking
 /// A `ResponseSerializer` that decodes the body as a `String`.
 ///
 /// The encoding is the one given to the serializer; else the charset the response names
-/// (`HTTPURLResponse.textEncodingName`); else ISO-8859-1, HTTP's historical default. An empty or missing body
-/// becomes `""` when the request method or status code allows it, and
-/// `AFError.ResponseSerializationFailureReason.inputDataNilOrZeroLength` otherwise.
+/// (`HTTPURLResponse.textEncodingName`, or the `charset` parameter of its `Content-Type` in any case); else
+/// ISO-8859-1, HTTP's historical default. An empty or missing body becomes `""` when the request method or status
+/// code allows it, and `AFError.ResponseSerializationFailureReason.inputDataNilOrZeroLength` otherwise.
 public final class StringResponseSerializer: ResponseSerializer {
     /// Transforms a non-empty body before it is decoded.
     public let dataPreprocessor: any DataPreprocessor
@@ -61,13 +61,36 @@ public final class StringResponseSerializer: ResponseSerializer {
 
         let body = try dataPreprocessor.preprocess(data)
         let actualEncoding = encoding
-            ?? response?.textEncodingName.flatMap(String.Encoding.init(ianaCharsetName:))
+            ?? response.flatMap(Self.charsetName(of:)).flatMap(String.Encoding.init(ianaCharsetName:))
             ?? .isoLatin1
 
         guard let string = String(data: body, encoding: actualEncoding) else {
             throw AFError.responseSerializationFailed(reason: .stringSerializationFailed(encoding: actualEncoding))
         }
         return string
+    }
+}
+
+extension StringResponseSerializer {
+    /// The charset the response names: `textEncodingName`, else the `charset` parameter of its `Content-Type`.
+    ///
+    /// Parameter names are case-insensitive (RFC 9110, 8.3.1), and Apple's Foundation reads `Charset=UTF-8` as
+    /// UTF-8; swift-corelibs-foundation matches only a lowercase `charset`, so its `textEncodingName` is nil for
+    /// `text/html; Charset=UTF-8` and the body would be decoded as ISO-8859-1.
+    static func charsetName(of response: HTTPURLResponse) -> String? {
+        if let name = response.textEncodingName { return name }
+        guard let contentType = response.value(forHTTPHeaderField: "Content-Type") else { return nil }
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            guard let equals = parameter.firstIndex(of: "="),
+                  parameter[..<equals].lupineTrimmingASCIIWhitespace().lupineEqualsIgnoringASCIICase("charset")
+            else { continue }
+            var value = parameter[parameter.index(after: equals)...].lupineTrimmingASCIIWhitespace()
+            if value.count >= 2, value.first == "\"", value.last == "\"" {
+                value = value.dropFirst().dropLast()
+            }
+            return value.isEmpty ? nil : String(value)
+        }
+        return nil
     }
 }
 
