@@ -106,6 +106,32 @@ import Testing
         #expect(try Self.form(["1": "a", "0": "b"]) == "0=b&1=a")
     }
 
+    @Test func namedIntegerCodingKeysWriteArrayElementsAsInAlamofire() throws {
+        struct Link: Encodable {
+            let link = URL(string: "https://example.com/a?b=c")!
+            let name = "n"
+        }
+        struct Positions: Encodable {
+            enum CodingKeys: Int, CodingKey { case first = 0, second = 1, tenth = 10 }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode("b", forKey: .second)
+                try container.encode("z", forKey: .tenth)
+                try container.encode("a", forKey: .first)
+            }
+        }
+        let indexed = URLEncodedFormEncoder(alphabetizeKeyValuePairs: false, arrayEncoding: .indexInBrackets)
+
+        // URL encodes itself under an Int-backed key, so a URL value is sent as `link[]`.
+        #expect(try Self.form(Link()) == "link%5B%5D=https%3A//example.com/a?b%3Dc&name=n")
+        // Past the end a key appends an element; an index already written is written again in place.
+        #expect(try Self.form(Wrapper(value: Positions()), with: indexed) == "value%5B0%5D=a&value%5B1%5D=z")
+        // At the top level such keys make an array, which is not a keyed root.
+        #expect(throws: URLEncodedFormEncoder.Error.self) { try Self.form(Positions()) }
+        // Keys that are numbers themselves (an [Int: Value] dictionary's) stay keys.
+        #expect(try Self.form(Wrapper(value: [7: "x"])) == "value%5B7%5D=x")
+    }
+
     // MARK: Values
 
     @Test func boolEncodingsWriteNumbersOrLiterals() throws {

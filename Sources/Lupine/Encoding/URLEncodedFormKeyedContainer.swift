@@ -1,5 +1,11 @@
 /// Writes the members of an object into a node.
 ///
+/// A named key with an integer value (`URL`'s own keys, an `Int`-backed `CodingKey` enum) writes an
+/// array element rather than a member, as in Alamofire: a `URL` property `link` is sent as
+/// `link[]=...`, and such a value at the top level is not a keyed root object. A key whose name is a
+/// number (a dictionary key such as `"1"` or `7`) stays a member: Alamofire makes those array
+/// elements too and so drops or overwrites dictionary entries, which Lupine does not copy.
+///
 /// Optional members go through `encodeNil(forKey:)` when nil (the `encodeIfPresent` overloads are
 /// implemented for that), so ``URLEncodedFormEncoder/NilEncoding`` applies to them; the standard
 /// library's defaults would skip them silently.
@@ -14,7 +20,7 @@ struct URLEncodedFormKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProto
     }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        var container = URLEncodedFormSingleValueContainer(node: node.member(forKey: key.stringValue),
+        var container = URLEncodedFormSingleValueContainer(node: child(for: key),
                                                            codingPath: codingPath + [key],
                                                            options: options)
         try container.encode(value)
@@ -41,13 +47,13 @@ struct URLEncodedFormKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProto
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type,
                                                         forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        KeyedEncodingContainer(URLEncodedFormKeyedContainer<NestedKey>(node: node.member(forKey: key.stringValue),
+        KeyedEncodingContainer(URLEncodedFormKeyedContainer<NestedKey>(node: child(for: key),
                                                                        codingPath: codingPath + [key],
                                                                        options: options))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        URLEncodedFormUnkeyedContainer(node: node.member(forKey: key.stringValue),
+        URLEncodedFormUnkeyedContainer(node: child(for: key),
                                        codingPath: codingPath + [key],
                                        options: options)
     }
@@ -58,7 +64,13 @@ struct URLEncodedFormKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProto
     }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder {
-        URLEncodedFormEncoding(node: node.member(forKey: key.stringValue), codingPath: codingPath + [key], options: options)
+        URLEncodedFormEncoding(node: child(for: key), codingPath: codingPath + [key], options: options)
+    }
+
+    /// The node a key writes into: an array element for a named key with an integer value, else a member.
+    private func child(for key: Key) -> URLEncodedFormNode {
+        if let index = key.intValue, Int(key.stringValue) == nil { return node.element(at: index) }
+        return node.member(forKey: key.stringValue)
     }
 
     private mutating func encodeOptional<T: Encodable>(_ value: T?, forKey key: Key) throws {

@@ -29,6 +29,18 @@ final class URLEncodedFormNode {
         return element
     }
 
+    /// The element at `index` when the array has one, or a new element appended after the last;
+    /// makes this node an array first if it is not one.
+    ///
+    /// This is how a keyed container writes a named key that has an integer value, as Alamofire
+    /// does: the key addresses an array element, written as `key[]` (or, with `.indexInBrackets`, by
+    /// its position in the array, not by the key's number).
+    func element(at index: Int) -> URLEncodedFormNode {
+        if kind != .array { reset(to: .array) }
+        if elements.indices.contains(index) { return elements[index] }
+        return appendElement()
+    }
+
     /// The member for `key`, added unset if absent, making this node an object first if it is not one.
     ///
     /// Writing the same key again reuses the member in place, so the key keeps its first position.
