@@ -195,6 +195,33 @@ import Testing
         }
     }
 
+    @Test(arguments: ["[", "<", "|", "%", "%zz"])
+    func allowedCharactersAQueryCannotHoldThrowInsteadOfStoppingTheProcess(character: String) throws {
+        var allowed = CharacterSet.afURLQueryAllowed
+        allowed.insert(charactersIn: character)
+        let encoder = URLEncodedFormParameterEncoder(encoder: URLEncodedFormEncoder(allowedCharacters: allowed))
+        let request = try Self.request(method: .get)
+
+        let reason = Self.encoderError { try encoder.encode(["k": "a\(character)b"], into: request) }
+        guard case let .encoderFailed(error: underlying)? = reason else {
+            Issue.record("expected .encoderFailed, got \(String(describing: reason))")
+            return
+        }
+        #expect((underlying as? URLError)?.code == .badURL)
+        // In the body the same form is fine: no URL is built.
+        let body = try encoder.encode(["k": "a\(character)b"], into: try Self.request(method: .post)).httpBody
+        #expect(body.map { String(decoding: $0, as: UTF8.self) }?.hasPrefix("k=a") == true)
+    }
+
+    @Test func queryCharactersAndEscapesStillPassWithWidenedAllowedCharacters() throws {
+        var allowed = CharacterSet.afURLQueryAllowed
+        allowed.insert(charactersIn: ":@!$'()*,;")
+        let encoder = URLEncodedFormParameterEncoder(encoder: URLEncodedFormEncoder(allowedCharacters: allowed))
+
+        let encoded = try encoder.encode(["k": "a:b@c!d$(e)*f,g;h é"], into: try Self.request("https://example.com/p?x=%41", method: .get))
+        #expect(encoded.url?.query == "x=%41&k=a:b@c!d$(e)*f,g;h%20%C3%A9")
+    }
+
     @Test func urlEncodedFormFactoriesBuildFormEncoders() throws {
         let formEncoder = URLEncodedFormEncoder(boolEncoding: .literal)
         let viaProperty: URLEncodedFormParameterEncoder = .urlEncodedForm

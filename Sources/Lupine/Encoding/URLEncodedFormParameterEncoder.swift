@@ -58,7 +58,8 @@ open class URLEncodedFormParameterEncoder: @unchecked Sendable, ParameterEncoder
     /// - Returns: The encoded request.
     /// - Throws: `AFError.parameterEncoderFailed` with `.missingRequiredComponent(.url)` when the request
     ///   has no URL, `.missingRequiredComponent(.httpMethod(rawValue: "nil"))` when it has no method, or
-    ///   `.encoderFailed(error:)` wrapping the encoder's error.
+    ///   `.encoderFailed(error:)` wrapping the encoder's error, or wrapping `URLError(.badURL)` when the
+    ///   encoder's `allowedCharacters` leave in the form a character a URL query cannot hold.
     open func encode<Parameters: Encodable>(_ parameters: Parameters?,
                                             into request: URLRequest) throws -> URLRequest {
         guard let parameters else { return request }
@@ -74,6 +75,11 @@ open class URLEncodedFormParameterEncoder: @unchecked Sendable, ParameterEncoder
         if destination.encodesParametersInURL(for: method),
            var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
             let query: String = try encoded { try encoder.encode(parameters) }
+            // Foundation stops the process when a query with such characters is set (Alamofire crashes
+            // there); Lupine reports it instead.
+            guard Self.isValidPercentEncodedQuery(query) else {
+                throw AFError.parameterEncoderFailed(reason: .encoderFailed(error: URLError(.badURL)))
+            }
             let combinedQuery = [components.percentEncodedQuery, query].compactMap { $0 }.joined(separator: "&")
             components.percentEncodedQuery = combinedQuery.isEmpty ? nil : combinedQuery
             guard let newURL = components.url else {
@@ -87,6 +93,21 @@ open class URLEncodedFormParameterEncoder: @unchecked Sendable, ParameterEncoder
             request.httpBody = try encoded { try encoder.encode(parameters) as Data }
         }
         return request
+    }
+
+    /// Whether `URLComponents` accepts `query` as a percent-encoded query: only RFC 3986 query
+    /// characters (`CharacterSet.urlQueryAllowed`) and well-formed `%XX` escapes.
+    static func isValidPercentEncodedQuery(_ query: String) -> Bool {
+        var scalars = query.unicodeScalars.makeIterator()
+        while let scalar = scalars.next() {
+            if scalar == "%" {
+                guard let high = scalars.next(), let low = scalars.next(),
+                      high.properties.isASCIIHexDigit, low.properties.isASCIIHexDigit else { return false }
+            } else if !CharacterSet.urlQueryAllowed.contains(scalar) {
+                return false
+            }
+        }
+        return true
     }
 
     /// Runs the form encoder, wrapping its error as `AFError.parameterEncoderFailed(reason: .encoderFailed(error:))`.
