@@ -41,7 +41,9 @@ final class Locked<Value>: @unchecked Sendable {
 
 /// Waits until `condition` holds, checking every 10 ms, for at most `timeout` seconds. Events
 /// reach monitors asynchronously, after the response has reached the caller.
-func waitUntil(timeout: TimeInterval = 5, _ condition: @Sendable () -> Bool) async -> Bool {
+/// The default is generous because it only bounds a failure: on a loaded machine (a test run
+/// beside builds) what takes milliseconds on a quiet one can take seconds.
+func waitUntil(timeout: TimeInterval = 30, _ condition: @Sendable () -> Bool) async -> Bool {
     let deadline = Date(timeIntervalSinceNow: timeout)
     while Date() < deadline {
         if condition() { return true }

@@ -22,7 +22,9 @@ extension Locked where Value == Int {
 }
 
 /// Waits until `condition` holds, checking every 10 ms, for at most `timeout` seconds.
-func waitUntil(timeout: TimeInterval = 5, _ condition: @Sendable () -> Bool) async -> Bool {
+/// The default is generous because it only bounds a failure: on a loaded machine (a test run
+/// beside builds) what takes milliseconds on a quiet one can take seconds.
+func waitUntil(timeout: TimeInterval = 30, _ condition: @Sendable () -> Bool) async -> Bool {
     let deadline = Date(timeIntervalSinceNow: timeout)
     while Date() < deadline {
         if condition() { return true }
