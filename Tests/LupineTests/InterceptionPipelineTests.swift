@@ -110,6 +110,26 @@ import Testing
         #expect((originalError as? AFError)?.responseCode == 500)
     }
 
+    @Test func sessionRetryResultHandsOverTheErrorTheRequestFinishesWith() async throws {
+        struct GiveUp: Error {}
+        let server = try await testServer()
+        let session = Session(interceptor: Retrier { _, _, _, completion in completion(.doNotRetryWithError(GiveUp())) })
+        let request = session.request(server.url("/status/500"))
+        let finished = await request.validate().serializingData().response
+        let failure = try #require(finished.error)
+
+        let answer: RetryResult = await withCheckedContinuation { continuation in
+            session.retryResult(for: request, dueTo: failure) { continuation.resume(returning: $0) }
+        }
+        guard case let .doNotRetryWithError(error) = answer,
+              case let .requestRetryFailed(retryError, originalError)? = error.asAFError else {
+            Issue.record("expected requestRetryFailed inside the answer, got \(answer)")
+            return
+        }
+        #expect(retryError is GiveUp)
+        #expect((originalError as? AFError)?.isRequestRetryError == true)
+    }
+
     @Test func cancelledRequestIsNeverRetried() async throws {
         let server = try await testServer()
         let asked = Locked(0)

@@ -377,7 +377,8 @@ extension Request {
             case .doNotRetry:
                 self.finish()
             case let .doNotRetryWithError(retryError):
-                self.finish(error: .requestRetryFailed(retryError: retryError, originalError: error))
+                // Session.retryResult has wrapped it in .requestRetryFailed already.
+                self.finish(error: retryError.asAFError ?? .requestRetryFailed(retryError: retryError, originalError: error))
             case .retry, .retryWithDelay:
                 session.retryRequest(self, withDelay: result.delay)
             }

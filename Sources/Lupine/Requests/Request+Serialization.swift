@@ -141,7 +141,8 @@ extension Request {
             case .doNotRetry:
                 self.responseHandlerDidComplete(.step(handler))
             case let .doNotRetryWithError(retryError):
-                handler.replaceResult(with: .requestRetryFailed(retryError: retryError, originalError: serializationError))
+                handler.replaceResult(with: retryError.asAFError
+                    ?? .requestRetryFailed(retryError: retryError, originalError: serializationError))
                 self.responseHandlerDidComplete(.step(handler))
             case .retry, .retryWithDelay:
                 session.retryRequest(self, withDelay: retryResult.delay)

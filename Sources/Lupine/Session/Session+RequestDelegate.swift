@@ -30,6 +30,10 @@ extension Session: RequestDelegate {
     }
 
     /// Asks the combined interceptor whether `request` is retried; the answer arrives on `rootQueue`.
+    ///
+    /// A retrier's `.doNotRetryWithError(e)` arrives as
+    /// `.doNotRetryWithError(AFError.requestRetryFailed(retryError: e, originalError: error))`, the
+    /// error the request then finishes with, as in Alamofire.
     public func retryResult(for request: Request, dueTo error: AFError, completion: @escaping @Sendable (RetryResult) -> Void) {
         guard let retrier = combinedInterceptor(for: request) else {
             onRootQueue { completion(.doNotRetry) }
@@ -42,7 +46,7 @@ extension Session: RequestDelegate {
                         completion(result)
                         return
                     }
-                    completion(.doNotRetryWithError(retryError))
+                    completion(.doNotRetryWithError(AFError.requestRetryFailed(retryError: retryError, originalError: error)))
                 }
             }
         }
