@@ -18,7 +18,8 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         /// Bytes in memory.
         case data(Data)
         /// The content of a file, streamed from disk; with `shouldRemove` the file is deleted when
-        /// the request is cleaned up (after it finished, failed or was cancelled) or retried.
+        /// the request is cleaned up (after it finished, failed or was cancelled), or when a retry
+        /// sends a body other than this file.
         case file(URL, shouldRemove: Bool)
         /// A stream, read in chunks. It is read once: a retry or a 307/308 redirect re-sends
         /// whatever the stream still gives.
@@ -38,6 +39,10 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
 
     private struct UploadState {
         var uploadable: Uploadable?
+        /// The Uploadable of the attempt before a retry, until the next one is created: its file is
+        /// removed then, unless the new attempt sends the same file (a multipart form is encoded
+        /// once and sent again as it is).
+        var replaced: Uploadable?
         /// Set by `cleanup()`: an Uploadable created afterwards is removed at once.
         var isCleanedUp = false
     }
@@ -60,11 +65,13 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         do {
             uploadable = try upload.createUploadable()
         } catch {
+            removeReplacedFile(keeping: nil)
             let afError = error.asAFError ?? .createUploadableFailed(error: error)
             self.error = afError
             notify(.didFailToCreateUploadable) { $0.request(self, didFailToCreateUploadableWithError: afError) }
             return afError
         }
+        removeReplacedFile(keeping: uploadable)
         let isCleanedUp = uploadState.withLock { state -> Bool in
             if !state.isCleanedUp { state.uploadable = uploadable }
             return state.isCleanedUp
@@ -101,13 +108,31 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         }
     }
 
+    /// Forgets this attempt's Uploadable. Its file is kept until the next attempt's Uploadable is
+    /// known (or the request is cleaned up), since that may be the same file.
     override func resetForRetry() {
         super.resetForRetry()
-        let previous = uploadState.withLock { state -> Uploadable? in
+        let superseded = uploadState.withLock { state -> Uploadable? in
             defer { state.uploadable = nil }
-            return state.uploadable
+            guard let current = state.uploadable else { return nil }
+            defer { state.replaced = current }
+            return state.replaced
         }
-        if let previous { removeFileIfNeeded(previous) }
+        if let superseded { removeFileIfNeeded(superseded) }
+    }
+
+    /// Removes the file of the attempt before a retry, unless `next` sends that same file.
+    private func removeReplacedFile(keeping next: Uploadable?) {
+        let replaced = uploadState.withLock { state -> Uploadable? in
+            defer { state.replaced = nil }
+            return state.replaced
+        }
+        guard let replaced else { return }
+        if case let .file(replacedURL, _) = replaced, case let .file(nextURL, _)? = next,
+           replacedURL.standardizedFileURL == nextURL.standardizedFileURL {
+            return
+        }
+        removeFileIfNeeded(replaced)
     }
 
     // MARK: Cleanup
@@ -115,11 +140,13 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     /// Deletes the upload file when the Uploadable is `.file(_, shouldRemove: true)`, then lets the
     /// Session forget the request. Runs once the request has finished and its serializers ran.
     override public func cleanup() {
-        let uploadable = uploadState.withLock { state -> Uploadable? in
+        let (uploadable, replaced) = uploadState.withLock { state -> (Uploadable?, Uploadable?) in
             state.isCleanedUp = true
-            return state.uploadable
+            defer { state.replaced = nil }
+            return (state.uploadable, state.replaced)
         }
         if let uploadable { removeFileIfNeeded(uploadable) }
+        if let replaced { removeFileIfNeeded(replaced) }
         super.cleanup()
     }
 

@@ -438,8 +438,8 @@ open class Session: @unchecked Sendable {
     /// `contentLength` is below `encodingMemoryThreshold` is encoded in memory; a larger one is
     /// written to `<temporary directory>/org.alamofire.manager/multipart.form.data/<UUID>` and
     /// streamed from there, and that file is removed when the request is cleaned up (also after a
-    /// failure or a cancellation). Encoding errors fail the request with
-    /// `AFError.multipartEncodingFailed(reason:)`.
+    /// failure or a cancellation). The form is encoded once: a retry sends the same body. Encoding
+    /// errors fail the request with `AFError.multipartEncodingFailed(reason:)`.
     open func upload(multipartFormData: @escaping (MultipartFormData) -> Void,
                      to url: any URLConvertible,
                      usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
