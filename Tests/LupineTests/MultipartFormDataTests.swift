@@ -276,18 +276,17 @@ import Musl
         }
     }
 
-    @Test func missingFileGivesBodyPartFileNotReachableWithError() throws {
+    @Test func missingFileGivesBodyPartFileIsDirectoryAsAlamofireOnLinux() throws {
         try Self.withTemporaryDirectory { directory in
             let missing = directory.appendingPathComponent("missing.txt")
             let form = MultipartFormData()
             form.append(missing, withName: "file", fileName: "missing.txt", mimeType: "text/plain")
 
-            guard case let .bodyPartFileNotReachableWithError(reported, error)? = Self.encodingError(form).flatMap(Self.reason) else {
-                Issue.record("expected bodyPartFileNotReachableWithError")
+            guard case let .bodyPartFileIsDirectory(reported)? = Self.encodingError(form).flatMap(Self.reason) else {
+                Issue.record("expected bodyPartFileIsDirectory, as Alamofire on Linux reports a missing file")
                 return
             }
             #expect(reported == missing)
-            #expect((error as? CocoaError)?.code == .fileReadNoSuchFile)
         }
     }
 

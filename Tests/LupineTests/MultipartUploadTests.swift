@@ -160,8 +160,8 @@ import Testing
         let response = await request.serializingData().response
 
         guard case let .multipartEncodingFailed(reason)? = response.error,
-              case let .bodyPartFileNotReachableWithError(atURL, _) = reason else {
-            Issue.record("expected bodyPartFileNotReachableWithError, got \(String(describing: response.error))")
+              case let .bodyPartFileIsDirectory(atURL) = reason else {
+            Issue.record("expected bodyPartFileIsDirectory, got \(String(describing: response.error))")
             return
         }
         #expect(atURL == missing)

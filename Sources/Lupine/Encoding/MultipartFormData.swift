@@ -132,14 +132,11 @@ open class MultipartFormData {
             return
         }
 
-        // A missing file gets the reason Apple builds of Alamofire give (from
-        // `checkResourceIsReachable()`), not the directory reason Alamofire falls back to on Linux.
+        // A missing file gets the directory reason, as Alamofire on Linux gives it (the contract,
+        // API.md 2.24): its reachability check, which reports `bodyPartFileNotReachable...`, exists
+        // only in Apple builds.
         var isDirectory: ObjCBool = false
-        guard fileManager.fileExists(atPath: fileURL.path, isDirectory: &isDirectory) else {
-            recordFailure(.bodyPartFileNotReachableWithError(atURL: fileURL, error: CocoaError(.fileReadNoSuchFile, userInfo: [NSURLErrorKey: fileURL])))
-            return
-        }
-        guard !isDirectory.boolValue else {
+        guard fileManager.fileExists(atPath: fileURL.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
             recordFailure(.bodyPartFileIsDirectory(at: fileURL))
             return
         }
