@@ -96,6 +96,19 @@ extension TransferSuites {
             #expect(fileURL.deletingLastPathComponent() == FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first)
         }
 
+        @Test func suggestedDownloadDestinationNamesAFileAfterTheHostWhenTheURLHasNoPath() throws {
+            let destination = DownloadRequest.suggestedDownloadDestination(for: .cachesDirectory)
+            let temporaryURL = FileManager.default.temporaryDirectory.appendingPathComponent("unused.tmp")
+            for address in ["https://files.example.com/", "https://files.example.com"] {
+                let url = try #require(URL(string: address))
+                let response = try #require(HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:]))
+                let placed = destination(temporaryURL, response).destinationURL
+
+                #expect(placed.lastPathComponent == "files.example.com", "for \(address)")
+                #expect(placed.deletingLastPathComponent() == FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first)
+            }
+        }
+
         // MARK: Serializers
 
         @Test func responseSerializersReadTheDownloadedFile() async throws {

@@ -25,13 +25,15 @@ extension DownloadRequest {
     }
 
     /// `response.suggestedFilename`, except where FoundationNetworking answers "Unknown" although
-    /// the URL has a last path component: that component, as on Apple platforms.
+    /// the URL can name the file: as on Apple platforms, the URL's last path component, else
+    /// (a URL without a path, such as `https://example.com/`) its host.
     static func suggestedFilename(for response: HTTPURLResponse) -> String? {
         let suggested = response.suggestedFilename
-        guard suggested == nil || suggested == "Unknown",
-              let lastComponent = response.url?.lastPathComponent, !lastComponent.isEmpty, lastComponent != "/"
-        else { return suggested }
-        return lastComponent
+        guard suggested == nil || suggested == "Unknown", let url = response.url else { return suggested }
+        let lastComponent = url.lastPathComponent
+        if !lastComponent.isEmpty, lastComponent != "/" { return lastComponent }
+        if let host = url.host, !host.isEmpty { return host }
+        return suggested
     }
 
     /// Where a download goes when no destination is given: beside the temporary file, named
