@@ -208,6 +208,30 @@ import Testing
         #expect(await waitUntil { host.stopCount == 2 })
         withExtendedLifetime(session) {}
     }
+
+    // MARK: data: URLs
+
+    /// URLSession on Linux answers `data:` URLs (RFC 2397) with Foundation's own loader, though no
+    /// configuration lists it; so does Lupine, with no network involved.
+    @Test func dataURLsAreAnsweredWithTheirDecodedContent() async throws {
+        let base64 = await AF.request("data:text/plain;charset=utf-8;base64,aMOpbGxv").validate().serializingString().response
+        #expect(base64.value == "héllo")
+        #expect(base64.error == nil)
+
+        let percentEncoded = await AF.request("data:,hi%20there").serializingData().response
+        #expect(percentEncoded.value == Data("hi there".utf8))
+    }
+
+    @Test func aDataURLCanBeDownloadedToAFile() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let destination = scratch.file("document.json")
+        let response = await AF.download("data:application/json,%7B%22name%22%3A%22stubbed%22%7D",
+                                         to: { _, _ in (destination, []) })
+            .serializingDecodable(StubbedItem.self).response
+        #expect(response.value == StubbedItem(name: "stubbed"))
+        #expect(response.fileURL == destination)
+    }
 }
 
 private struct StubbedItem: Decodable, Equatable, Sendable {

@@ -9,12 +9,21 @@ extension Session {
     /// The URLProtocol class that answers `urlRequest`, if any: the configuration's
     /// `protocolClasses` in order, then the classes registered with `URLProtocol.registerClass(_:)`,
     /// most recent first; the first whose `canInit(with:)` accepts the request wins, as with
-    /// URLSession. WebSocket requests always use the network.
+    /// URLSession. A `data:` URL none of them answers goes to Foundation's own loader of them, as
+    /// with URLSession on Linux. WebSocket requests always use the network.
     func urlProtocolClass(for outgoing: OutgoingRequest, request: Request) -> URLProtocol.Type? {
+        guard !(request is WebSocketRequest) else { return nil }
         let registered = URLProtocolRegistry.registered
-        guard !urlProtocolClasses.isEmpty || !registered.isEmpty, !(request is WebSocketRequest) else { return nil }
-        let urlRequest = outgoing.urlRequest
-        return (urlProtocolClasses + registered).first { $0.canInit(with: urlRequest) }
+        if !urlProtocolClasses.isEmpty || !registered.isEmpty {
+            let urlRequest = outgoing.urlRequest
+            if let answering = (urlProtocolClasses + registered).first(where: { $0.canInit(with: urlRequest) }) {
+                return answering
+            }
+        }
+        guard let dataURLClass = URLProtocolRegistry.dataURLClass, outgoing.url?.scheme?.lowercased() == "data" else {
+            return nil
+        }
+        return dataURLClass
     }
 
     /// The transport that answers one exchange of `request` with `protocolClass`.

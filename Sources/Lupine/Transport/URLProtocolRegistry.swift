@@ -38,6 +38,10 @@ enum URLProtocolRegistry {
         }
     }
 
+    /// swift-corelibs-foundation's loader of `data:` URLs (RFC 2397), which its URLSession consults
+    /// for every task though no configuration lists it; nil where Foundation has no such class.
+    static let dataURLClass: URLProtocol.Type? = NSClassFromString("FoundationNetworking._DataURLProtocol") as? URLProtocol.Type
+
     /// The classes of a configuration's `protocolClasses` that Lupine consults: Foundation's own
     /// (its HTTP, FTP, data and WebSocket loaders) are left out, since Lupine's transport is the
     /// HTTP loader here.
