@@ -35,6 +35,17 @@ private func events<Success: Sendable, Failure: Error & Sendable>(
     }
 }
 
+/// Records what `request(_:didParseStream:)` reports, as strings.
+private final class ParsedStreamMonitor: EventMonitor, @unchecked Sendable {
+    let queue = DispatchQueue(label: "test.parsedStreamMonitor")
+    let parsed = Locked<[String]>([])
+
+    func request<Value: Sendable>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>) {
+        let text = (try? result.get()).map { "\($0)" } ?? "failure"
+        parsed.withValue { $0.append(text) }
+    }
+}
+
 /// The lines of the concatenated chunks.
 private func lines(of chunks: [Data]) -> [Substring] {
     String(decoding: chunks.reduce(Data(), +), as: UTF8.self).split(separator: "\n")
@@ -67,6 +78,23 @@ private func lines(of chunks: [Data]) -> [Substring] {
         }
         #expect(decodables.compactMap(\.value).map(\.id) == [0], "\(decodables.map { ($0.event, $0.value as Any) })")
         #expect(decodables.last?.completion?.error == nil)
+    }
+
+    @Test func stringHandlersReportEachStringToTheMonitors() async throws {
+        let server = try await testServer()
+        let monitor = ParsedStreamMonitor()
+        let session = Session(eventMonitors: [monitor])
+        let received = await events { session.streamRequest(server.url("/stream/4")).responseStreamString(stream: $0) }
+        let strings = received.compactMap(\.value)
+        #expect(!strings.isEmpty)
+        #expect(await waitUntil { monitor.parsed.current == strings }, "\(monitor.parsed.current) vs \(strings)")
+
+        let asyncMonitor = ParsedStreamMonitor()
+        let asyncSession = Session(eventMonitors: [asyncMonitor])
+        let streamed = await Array(asyncSession.streamRequest(server.url("/stream/4")).streamTask().streamingStrings())
+        let asyncStrings = streamed.compactMap(\.value)
+        #expect(!asyncStrings.isEmpty)
+        #expect(await waitUntil { asyncMonitor.parsed.current == asyncStrings })
     }
 
     @Test func encodableParametersOverloadEncodesIntoTheQuery() async throws {

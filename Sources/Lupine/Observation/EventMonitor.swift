@@ -82,7 +82,7 @@ public protocol EventMonitor: Sendable {
                  didValidateRequest urlRequest: URLRequest?,
                  response: HTTPURLResponse,
                  withResult result: Request.ValidationResult)
-    /// A DataStreamSerializer serialized a chunk of a DataStreamRequest's body.
+    /// A chunk of a DataStreamRequest's body was serialized (by a DataStreamSerializer or as a String).
     func request<Value: Sendable>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>)
     /// An UploadRequest's body for this attempt was created.
     func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable)

@@ -42,7 +42,8 @@ extension DataStreamRequest {
     }
 
     /// Adds a handler that gets each chunk decoded as UTF-8 (invalid sequences become U+FFFD; a
-    /// character split across two chunks is not reassembled), then the `.complete` event.
+    /// character split across two chunks is not reassembled), then the `.complete` event. Each
+    /// string is reported to the event monitors with `request(_:didParseStream:)`.
     ///
     /// - Parameters:
     ///   - queue: Where `stream` is called; the Session's callback queue by default.
@@ -52,7 +53,7 @@ extension DataStreamRequest {
     public func responseStreamString(on queue: DispatchQueue = .lupineDefault,
                                      stream: @escaping Handler<String, Never>) -> Self {
         addStreamHandler(on: queue.resolvingLupineDefault(to: defaultQueue),
-                         serialize: { data, emit in emit(.success(String(decoding: data, as: UTF8.self))) },
+                         serialize: decodingStrings(),
                          handler: stream)
         return self
     }
@@ -77,6 +78,21 @@ extension DataStreamRequest {
         responseStream(using: DecodableStreamSerializer<T>(decoder: decoder, dataPreprocessor: preprocessor),
                        on: queue,
                        stream: stream)
+    }
+
+    /// The serialize step of a string handler: decodes on `serializationQueue`, then reports the
+    /// string to the event monitors with `request(_:didParseStream:)` on `underlyingQueue` and
+    /// emits it. Monitors see string chunks as they see serialized ones, as in Alamofire.
+    func decodingStrings() -> @Sendable (Data, _ emit: @escaping @Sendable (Result<String, Never>) -> Void) -> Void {
+        { data, emit in
+            self.onSerializationQueue {
+                let string = String(decoding: data, as: UTF8.self)
+                self.onUnderlyingQueue {
+                    self.notify(.didParseStream) { $0.request(self, didParseStream: Result<String, AFError>.success(string)) }
+                    emit(.success(string))
+                }
+            }
+        }
     }
 
     /// The serialize step of a `DataStreamSerializer` handler: serializes on `serializationQueue`,

@@ -35,9 +35,7 @@ public struct DataStreamTask: Sendable {
     public func streamingStrings(automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
                                  bufferingPolicy: Stream<String, Never>.BufferingPolicy = .unbounded) -> Stream<String, Never> {
         makeStream(automaticallyCancelling: shouldAutomaticallyCancel, bufferingPolicy: bufferingPolicy) { request, queue, handler in
-            request.addStreamHandler(on: queue,
-                                     serialize: { data, emit in emit(.success(String(decoding: data, as: UTF8.self))) },
-                                     handler: handler)
+            request.addStreamHandler(on: queue, serialize: request.decodingStrings(), handler: handler)
         }
     }
 
