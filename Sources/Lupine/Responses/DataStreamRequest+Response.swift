@@ -80,17 +80,20 @@ extension DataStreamRequest {
                        stream: stream)
     }
 
-    /// The serialize step of a string handler: decodes on `serializationQueue`, then reports the
-    /// string to the event monitors with `request(_:didParseStream:)` on `underlyingQueue` and
-    /// emits it. Monitors see string chunks as they see serialized ones, as in Alamofire.
+    /// The serialize step of a string handler. When a monitor may want `request(_:didParseStream:)`,
+    /// it is the `StringStreamSerializer` step, so monitors see string chunks as they see serialized
+    /// ones, as in Alamofire; otherwise each chunk is decoded and emitted at once, without the two
+    /// queue hops per chunk.
     func decodingStrings() -> @Sendable (Data, _ emit: @escaping @Sendable (Result<String, Never>) -> Void) -> Void {
-        { data, emit in
-            self.onSerializationQueue {
-                let string = String(decoding: data, as: UTF8.self)
-                self.onUnderlyingQueue {
-                    self.notify(.didParseStream) { $0.request(self, didParseStream: Result<String, AFError>.success(string)) }
-                    emit(.success(string))
-                }
+        let serialize = serializing(with: StringStreamSerializer())
+        return { data, emit in
+            guard self.monitorsWant(.didParseStream) else {
+                emit(.success(String(decoding: data, as: UTF8.self)))
+                return
+            }
+            // A string serializer never fails.
+            serialize(data) { result in
+                if case let .success(string) = result { emit(.success(string)) }
             }
         }
     }
