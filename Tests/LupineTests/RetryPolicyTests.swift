@@ -248,15 +248,17 @@ import Testing
         #expect(clock.delays == [0.5])
     }
 
-    @Test func retrierIsAskedExactlyOncePerFailure() async throws {
+    /// Once per failed attempt, then once more by the serializer that passes the last failure on,
+    /// as in Alamofire; the policy's answer to that last call is the same `.doNotRetry`.
+    @Test func retrierIsAskedOncePerFailureAndAgainByTheSerializer() async throws {
         let recorder = RecordingRetrier(RetryPolicy())
         stubFailures("/flaky", 5)
         let request = session.request(host.url("/flaky"), interceptor: recorder)
         let response = await request.validate().serializingData().response
 
         #expect(response.error?.responseCode == 503)
-        #expect(recorder.decisions.map(\.retryCount) == [0, 1, 2])
-        #expect(recorder.decisions.map { describe($0.result) } == ["delay 0.5", "delay 1.0", "doNotRetry"])
+        #expect(recorder.decisions.map(\.retryCount) == [0, 1, 2, 2])
+        #expect(recorder.decisions.map { describe($0.result) } == ["delay 0.5", "delay 1.0", "doNotRetry", "doNotRetry"])
         #expect(clock.delays == [0.5, 1.0])
         #expect(host.hits("/flaky") == 3)
     }

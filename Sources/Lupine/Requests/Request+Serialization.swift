@@ -129,10 +129,11 @@ extension Request {
     /// retry the request, the handler delivers its result as it is, or with the
     /// `.requestRetryFailed` error that replaces it.
     ///
-    /// Only a failure of the serializer itself asks the retriers: when the request already failed,
-    /// they were asked about that error once, and asking again would retry twice.
+    /// Every failing serializer asks, the request's own error passed on included (a request that
+    /// failed was asked about once when its attempt ended): Alamofire asks for each serializer's
+    /// failure, so a retrier counting its calls, or changing its answer, sees the same calls here.
     func completeSerialization<Reading: ResponseReading>(failure serializationError: AFError?, handler: ResponseHandler<Reading>) {
-        guard let serializationError, error == nil, !isCancelled, let session else {
+        guard let serializationError, !isCancelled, let session else {
             responseHandlerDidComplete(.step(handler))
             return
         }
