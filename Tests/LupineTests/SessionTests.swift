@@ -481,6 +481,24 @@ import Testing
         #expect(await SessionInterceptionTests.settlesWithNoActiveRequests(session))
     }
 
+    /// Alamofire's Session tracks a request once it performs it: a lazy request that was never
+    /// resumed is not among `withAllRequests`, and `cancelAllRequests` leaves it to run later.
+    @Test func cancelAllRequestsLeavesALazyRequestThatWasNeverResumed() async throws {
+        let server = try await testServer()
+        let session = Session(startRequestsImmediately: false)
+        let waiting = session.request(server.url("/get"))
+        let seen = await withCheckedContinuation { continuation in
+            session.withAllRequests { continuation.resume(returning: $0) }
+        }
+        #expect(!seen.contains(waiting))
+        await withCheckedContinuation { continuation in
+            session.cancelAllRequests { continuation.resume() }
+        }
+        #expect(!waiting.isCancelled)
+        let response = await Self.response(of: waiting.resume())
+        #expect(response?.response?.statusCode == 200)
+    }
+
     @Test func aRetriedRequestCanBeMassCancelled() async throws {
         let server = try await testServer()
         let hasRetried = Locked(false)

@@ -88,6 +88,13 @@ public class Request: @unchecked Sendable {
     /// `state == .finished`.
     public var isFinished: Bool { state == .finished }
 
+    /// Whether the Session performs the request: its first attempt's setup has started, or
+    /// `resume()` has asked for it. A lazy request is not performed before its first `resume()`,
+    /// one cancelled before that never is. Alamofire's Session tracks a request from then on.
+    var isPerformed: Bool {
+        mutableState.withLock { $0.machine.attempt != nil || $0.machine.state == .resumed }
+    }
+
     /// The monitor of this request: the Session's monitors, then those added with `eventMonitor(_:)`.
     public var eventMonitor: (any EventMonitor)? {
         let added = mutableState.withLock { $0.addedMonitors }

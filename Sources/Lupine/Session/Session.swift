@@ -201,9 +201,13 @@ open class Session: @unchecked Sendable {
     }
 
     /// Runs `action` on `rootQueue` with the requests currently in flight.
+    ///
+    /// As in Alamofire, a request counts once the Session performs it: at creation with
+    /// `requestSetup: .eager`, else at its first `resume()`. A lazy request never resumed is left out
+    /// (so `cancelAllRequests` leaves it to run later).
     public func withAllRequests(perform action: @escaping @Sendable (Set<Request>) -> Void) {
         rootQueue.async {
-            action(self.activeRequests.withLockedValue { $0 })
+            action(self.activeRequests.withLockedValue { $0 }.filter(\.isPerformed))
         }
     }
 
