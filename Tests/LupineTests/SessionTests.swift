@@ -100,6 +100,39 @@ import Testing
         #expect(request.cURLDescription() == "$ curl command could not be created")
     }
 
+    /// The cURL descriptions a `cURLDescription(calling:)` handler received, once the root queue
+    /// has run what the request queued there.
+    static func cURLCalls(_ calls: Locked<[String]>, settledOn session: Session) async -> [String] {
+        await withCheckedContinuation { continuation in session.rootQueue.async { continuation.resume() } }
+        return calls.current
+    }
+
+    @Test func cURLHandlerIsCalledOnceThoughTheRequestIsRetried() async throws {
+        let server = try await testServer()
+        let retrier = Retrier { request, _, _, completion in completion(request.retryCount == 0 ? .retry : .doNotRetry) }
+        let session = Session(interceptor: retrier)
+        let calls = Locked<[String]>([])
+        let request = session.request(server.url("/status/500"))
+            .cURLDescription { description in calls.withValue { $0.append(description) } }
+        _ = await request.validate().serializingData().response
+        #expect(request.retryCount == 1)
+        #expect(await Self.cURLCalls(calls, settledOn: session).count == 1)
+    }
+
+    @Test func cURLHandlerIsCalledWhenAdaptationFails() async throws {
+        let server = try await testServer()
+        let adapter = Adapter { _, _, completion in completion(.failure(AFError.invalidURL(url: ""))) }
+        let session = Session(interceptor: adapter)
+        let calls = Locked<[String]>([])
+        let request = session.request(server.url("/get"))
+            .cURLDescription { description in calls.withValue { $0.append(description) } }
+        let response = await request.serializingData().response
+        #expect(response.error?.isRequestAdaptationError == true)
+        let received = await Self.cURLCalls(calls, settledOn: session)
+        #expect(received.count == 1)
+        #expect(received.first?.hasSuffix("\"\(server.url("/get"))\"") == true)
+    }
+
     @Test func performedRequestCarriesTheSessionHeaders() async throws {
         let server = try await testServer()
         let configuration = URLSessionConfiguration.af.default

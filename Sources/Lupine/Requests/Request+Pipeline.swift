@@ -33,6 +33,7 @@ extension Request {
     func didFailToAdaptURLRequest(_ initialRequest: URLRequest, withError error: AFError) {
         self.error = error
         notify(.didFailToAdaptURLRequest) { $0.request(self, didFailToAdaptURLRequest: initialRequest, withError: error) }
+        callCURLHandler()
         failSetup(with: error)
     }
 
@@ -67,8 +68,13 @@ extension Request {
         }
     }
 
+    /// Calls the pending cURL handler once, as Alamofire does: a later attempt does not call it again.
     private func callCURLHandler() {
-        guard let handler = mutableState.withLock({ $0.cURLHandler }) else { return }
+        let pending = mutableState.withLock { state in
+            defer { state.cURLHandler = nil }
+            return state.cURLHandler
+        }
+        guard let handler = pending else { return }
         let description = cURLDescription()
         handler.queue.async { handler.handler(description) }
     }

@@ -282,14 +282,16 @@ public class Request: @unchecked Sendable {
         return self
     }
 
-    /// Calls `handler` on `queue` with `cURLDescription()`: at once if a URLRequest exists, otherwise
-    /// when it is created (only the last pending handler is kept).
+    /// Calls `handler` once on `queue` with `cURLDescription()`: at once if a URLRequest exists,
+    /// otherwise when the first one is created, or its creation or adaptation fails (only the last
+    /// pending handler is kept).
     @preconcurrency
     @discardableResult
     public func cURLDescription(on queue: DispatchQueue, calling handler: @escaping @Sendable (String) -> Void) -> Self {
         let hasRequest = mutableState.withLock { state -> Bool in
+            guard state.requests.isEmpty else { return true }
             state.cURLHandler = (queue, handler)
-            return !state.requests.isEmpty
+            return false
         }
         if hasRequest {
             let description = cURLDescription()

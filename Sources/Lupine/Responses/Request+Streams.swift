@@ -28,7 +28,8 @@ extension Request {
         }
     }
 
-    /// The cURL description of each URLRequest created; ends when the request finishes.
+    /// The cURL description of the request, once a URLRequest exists (as `cURLDescription(on:calling:)`);
+    /// ends when the request finishes.
     public func cURLDescriptions(bufferingPolicy: StreamOf<String>.BufferingPolicy = .unbounded) -> StreamOf<String> {
         stream(bufferingPolicy: bufferingPolicy) { [unowned self] continuation in
             cURLDescription(on: underlyingQueue) { continuation.yield($0) }
