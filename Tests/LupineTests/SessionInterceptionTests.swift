@@ -185,6 +185,14 @@ import Testing
         #expect(handler.current.retryCalls == 1)
         #expect(request.retryCount == 1)
         #expect(responses.first?.value?.authenticated == true)
+        // One task and one performed request per attempt, in order; initial and adapted requests of both.
+        #expect(request.tasks.count == 2)
+        #expect(request.firstTask === request.tasks.first)
+        #expect(request.lastTask === request.tasks.last)
+        #expect(request.task === request.lastTask)
+        #expect(request.tasks.first?.state == .completed)
+        #expect(request.requests.count == 4)
+        #expect(request.performedRequests.map { $0.value(forHTTPHeaderField: "Authorization") != nil } == [false, true])
         #expect(await Self.settlesWithNoActiveRequests(session))
     }
 

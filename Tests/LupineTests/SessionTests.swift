@@ -319,6 +319,15 @@ import Testing
         #expect(download?.resumeData == nil)
         #expect(download?.error?.isInvalidURLError == true)
         #expect(download?.error?.urlConvertible as? String == "")
+        let completion = Locked<DataStreamRequest.Completion?>(nil)
+        session.streamRequest("").responseStream { stream in
+            guard case let .complete(done) = stream.event else { return }
+            completion.withValue { $0 = done }
+        }
+        #expect(await waitUntil { completion.current != nil })
+        #expect(completion.current?.request == nil)
+        #expect(completion.current?.error?.isInvalidURLError == true)
+        #expect(completion.current?.error?.urlConvertible as? String == "")
     }
 
     static func isBodyDataInGETRequest(_ error: AFError?) -> Bool {
