@@ -58,9 +58,10 @@ import Testing
     @Test func withAllRequestsSeesRequestsInFlightAndForgetsFinishedOnes() async throws {
         let server = try await testServer()
         let session = Session()
-        let request = session.request(server.url("/delay/0.5"))
+        let request = session.request(server.url("/delay/1"))
+        // Awaiting resumes the request at once: it is in flight from here on, for a second (a
+        // sleep here left too little of a shorter delay on a loaded machine).
         let task = request.serializingData()
-        try await Task.sleep(nanoseconds: 100_000_000)
         let during = await withCheckedContinuation { continuation in
             session.withAllRequests { continuation.resume(returning: $0) }
         }
