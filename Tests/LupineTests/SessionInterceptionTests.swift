@@ -301,13 +301,19 @@ import Testing
         let server = try await testServer()
         let handler = CountingHandler(failSecondAdapt: true)
         let session = Session()
-        let request = session.download(server.url("/html"), interceptor: handler).validate()
+        // The first attempt's file stays where it was moved (as in Alamofire): a directory of the
+        // test's own, removed at the end, receives it.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lupine-session-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination: DownloadRequest.Destination = { _, _ in
+            (directory.appendingPathComponent("download.html"), [.createIntermediateDirectories, .removePreviousFile])
+        }
+        let request = session.download(server.url("/html"), interceptor: handler, to: destination).validate()
         let responses = Locked<[AFDownloadResponse<Authenticated>]>([])
         for _ in 0..<2 {
             request.responseDecodable(of: Authenticated.self) { response in responses.withValue { $0.append(response) } }
         }
         #expect(await waitUntil { responses.current.count == 2 })
-        if let file = request.fileURL { try? FileManager.default.removeItem(at: file) }
         #expect(handler.current.adaptCalls == 2)
         #expect(handler.current.retryCalls == 4)
         #expect(request.retryCount == 1)
