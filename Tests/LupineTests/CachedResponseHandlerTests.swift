@@ -74,6 +74,48 @@ import Testing
         #expect(asked.current == 0)
     }
 
+    // MARK: Alamofire's CachedResponseHandlerTests
+
+    /// Whether `session` holds a response for `url`: asked with `returnCacheDataDontLoad`, which
+    /// fails without the network when nothing is stored.
+    private static func isStored(_ url: String, in session: Session) async -> Bool {
+        await Helpers.fetch(session, url) { $0.cachePolicy = .returnCacheDataDontLoad }.error == nil
+    }
+
+    /// As Alamofire's: a response without freshness or validators (its `/get`), handled by the
+    /// request's handler, the Session's, or both.
+    @Test(arguments: [
+        ("request cache", nil, ResponseCacher.cache, true),
+        ("request doNotCache", nil, .doNotCache, false),
+        ("request modify", nil, .modify { _, cached in
+            CachedURLResponse(response: cached.response, data: cached.data, userInfo: ["key": "value"], storagePolicy: .allowed)
+        }, true),
+        ("session cache", ResponseCacher.cache, nil, true),
+        ("session doNotCache", .doNotCache, .doNotCache, false),
+        ("session modify", .modify { _, cached in
+            CachedURLResponse(response: cached.response, data: cached.data, userInfo: ["key": "value"], storagePolicy: .allowed)
+        }, nil, true),
+        ("request over session", .cache, .doNotCache, false),
+    ] as [(String, ResponseCacher?, ResponseCacher?, Bool)])
+    func handlerDecidesWhetherAPlainResponseIsStored(_ name: String, sessionHandler: ResponseCacher?,
+                                                     requestHandler: ResponseCacher?, isStored: Bool) async throws {
+        let server = try await testServer()
+        let cache = Helpers.memoryCache()
+        let session = Helpers.session(cache: cache, handler: sessionHandler)
+        let resource = Helpers.resource(server, [:])
+        var request = session.request(resource.url)
+        if let requestHandler { request = request.cacheResponse(using: requestHandler) }
+        let response = await request.serializingData().response
+
+        #expect(response.error == nil, "\(name)")
+        // Alamofire's own check: whether the URLCache answers for the request. Lupine's cache holds
+        // a marker there (README, "HTTP cache"), planted when a response is stored.
+        let urlRequest = try #require(request.request)
+        #expect((cache.cachedResponse(for: urlRequest) != nil) == isStored, "\(name)")
+        #expect(await Self.isStored(resource.url, in: session) == isStored, "\(name)")
+        #expect(server.hits(for: resource.path) == 1, "\(name)")
+    }
+
     /// A handler that answers later, from another queue.
     private struct DeferredHandler: CachedResponseHandler {
         func dataTask(_ task: URLSessionDataTask, willCacheResponse response: CachedURLResponse,

@@ -263,6 +263,43 @@ import Testing
         #expect(server.hits(for: resource.path) == 2)
     }
 
+    // MARK: Alamofire's CacheTests matrix
+
+    /// The `Cache-Control` values of Alamofire's CacheTests, each on a resource without validators.
+    static let matrixControls = ["public", "private", "max-age=3600", "max-age=0", "no-cache", "no-store"]
+
+    /// Alamofire's CacheTests: every control is fetched once, then again with `policy`; the second
+    /// response is the stored one exactly for the controls listed (a `no-store` one under
+    /// `returnCacheDataDontLoad` fails instead).
+    @Test(arguments: [
+        (URLRequest.CachePolicy.useProtocolCachePolicy, ["max-age=3600"]),
+        (.reloadIgnoringLocalCacheData, []),
+        (.returnCacheDataElseLoad, ["public", "private", "max-age=3600", "max-age=0", "no-cache"]),
+        (.returnCacheDataDontLoad, ["public", "private", "max-age=3600", "max-age=0", "no-cache"]),
+    ])
+    func cachePolicyMatrix(policy: URLRequest.CachePolicy, storedAnswers: [String]) async throws {
+        let server = try await testServer()
+        let session = Self.session { $0.requestCachePolicy = .useProtocolCachePolicy }
+        var primed: [String: (resource: Resource, serial: Int?)] = [:]
+        for control in Self.matrixControls {
+            let resource = Self.resource(server, ["Cache-Control": control])
+            primed[control] = (resource, await Self.fetch(session, resource.url).value?.serial)
+        }
+        for control in Self.matrixControls {
+            guard let (resource, serial) = primed[control] else { continue }
+            #expect(serial != nil, "\(control)")
+            let again = await Self.fetch(session, resource.url) { $0.cachePolicy = policy }
+            if policy == .returnCacheDataDontLoad, control == "no-store" {
+                #expect(again.response == nil)
+                #expect(again.error?.sessionTaskURLErrorCode == .resourceUnavailable)
+            } else if storedAnswers.contains(control) {
+                #expect(again.value?.serial == serial, "\(control) should be answered from the cache")
+            } else {
+                #expect(again.value != nil && again.value?.serial != serial, "\(control) should be loaded again")
+            }
+        }
+    }
+
     // MARK: Storage
 
     @Test func diskStoredResponseServesALaterSession() async throws {
