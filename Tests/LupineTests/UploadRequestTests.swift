@@ -154,6 +154,33 @@ import Testing
         #expect(created < urlRequest)
     }
 
+    /// Alamofire's UploadConcurrencyTests (compiled out on Linux there): an InputStream upload whose
+    /// URLRequest gives its `Content-Length` is sent with that length; progress only grows, and,
+    /// as URLSession takes the expected upload size from that field, both progresses end at 1.
+    @Test func inputStreamUploadWithAContentLengthSendsThatLength() async throws {
+        let server = try await testServer()
+        let body = Data(String(repeating: "Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", count: 75).utf8)
+        var urlRequest = try URLRequest(url: server.url("/upload"), method: .post)
+        urlRequest.headers.add(name: "Content-Length", value: "\(body.count)")
+        let uploads = Locked<[Double]>([])
+        let downloads = Locked<[Double]>([])
+        let queue = DispatchQueue(label: "test.progress")
+        let request = AF.upload(InputStream(data: body), with: urlRequest)
+            .uploadProgress(queue: queue) { progress in uploads.withValue { $0.append(progress.fractionCompleted) } }
+            .downloadProgress(queue: queue) { progress in downloads.withValue { $0.append(progress.fractionCompleted) } }
+        let report = try await request.serializingDecodable(SinkReport.self).value
+        queue.sync {}
+
+        #expect(report.bytes == body.count)
+        #expect(report.contentLength == "\(body.count)")
+        #expect(report.transferEncoding == nil)
+        #expect(uploads.current == uploads.current.sorted())
+        #expect(uploads.current.last == 1)
+        #expect(request.uploadProgress.totalUnitCount == Int64(body.count))
+        #expect(downloads.current == downloads.current.sorted())
+        #expect(downloads.current.last == 1)
+    }
+
     /// A body in memory that the caller asks to send chunked: the chunks and their terminator go
     /// out (the end of a chunked body carries bytes, unlike the end of a body of known length), in
     /// 64 KiB slices past that size, and the upload's progress and monitor events report it sent.

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import NIOConcurrencyHelpers
 
 /// Reads an `InputStream` in chunks for a streamed request body, never whole into memory.
@@ -15,8 +18,14 @@ final class InputStreamChunks: Sendable {
         self.stream = NIOLockedValueBox(InputStreamBox(stream: stream))
     }
 
-    var transportBody: TransportRequestBody {
-        .stream(length: nil) { try self.next() }
+    /// The body for `urlRequest`: of the length its `Content-Length` field gives, as URLSession
+    /// takes a stream body's expected size from that field (upload progress then has a total);
+    /// of unknown length otherwise.
+    func transportBody(for urlRequest: URLRequest) -> TransportRequestBody {
+        let length = urlRequest.value(forHTTPHeaderField: "Content-Length")
+            .flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+            .flatMap { $0 >= 0 ? $0 : nil }
+        return .stream(length: length) { try self.next() }
     }
 
     /// The next chunk, or nil at the end. A read error fails the exchange.

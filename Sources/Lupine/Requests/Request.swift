@@ -388,7 +388,7 @@ public class Request: @unchecked Sendable {
     /// The body to send for `urlRequest`.
     func transportBody(for urlRequest: URLRequest) throws -> TransportRequestBody? {
         if let body = urlRequest.httpBody { return .data(body) }
-        if let stream = urlRequest.httpBodyStream { return InputStreamChunks(stream).transportBody }
+        if let stream = urlRequest.httpBodyStream { return InputStreamChunks(stream).transportBody(for: urlRequest) }
         return nil
     }
 

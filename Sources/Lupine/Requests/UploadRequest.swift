@@ -102,7 +102,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
             // Monitors get the stream to observe it; only the transport reads it.
             nonisolated(unsafe) let stream = stream
             notify(.didProvideInputStream) { $0.request(self, didProvideInputStream: stream) }
-            return InputStreamChunks(stream).transportBody
+            return InputStreamChunks(stream).transportBody(for: urlRequest)
         case nil:
             return try super.transportBody(for: urlRequest)
         }
