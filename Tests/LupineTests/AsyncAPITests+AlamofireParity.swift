@@ -371,7 +371,9 @@ private struct Echo: Decodable, Sendable {
 
     @Test func eventStreamsCollectedAlongsideTheResponse() async throws {
         let server = try await testServer()
-        let request = session.request(server.url("/get"))
+        // The streams begin iterating in child tasks, as in Alamofire's test; the response waits
+        // a little so that their handlers are surely in place before it arrives.
+        let request = session.request(server.url("/delay/0.2"))
         let httpResponsesStream = request.httpResponses()
         let uploadProgressStream = request.uploadProgress()
         let downloadProgressStream = request.downloadProgress()
