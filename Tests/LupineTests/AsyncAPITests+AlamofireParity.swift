@@ -268,7 +268,9 @@ private struct Echo: Decodable, Sendable {
 
     @Test func aStreamTaskCancelledFromTheLoopYieldsNothingMore() async throws {
         let server = try await testServer()
-        let request = session.streamRequest(Self.drip(server, bytes: 10, seconds: 5))
+        // Chunks six seconds apart: a chunk that arrived before `cancel()` is still delivered (as
+        // in Alamofire), and the second must not arrive while the loop gets to cancelling.
+        let request = session.streamRequest(Self.drip(server, bytes: 10, seconds: 60))
         let task = request.streamTask()
         var datas: [Data] = []
         for await data in task.streamingData().compactMap(\.value) {
