@@ -400,6 +400,21 @@ private struct Echo: Decodable, Sendable {
         #expect(values.6.error == nil)
     }
 
+    /// As Alamofire's `onURLRequestCreation`, `onURLSessionTaskCreation` and `cURLDescription`
+    /// handlers, a stream begun after the request finished gets the last value at once.
+    @Test func streamsBegunAfterTheRequestFinishedGetItsLastValues() async throws {
+        let server = try await testServer()
+        let request = session.request(server.url("/get"))
+        _ = await request.serializingData().response
+        let requests = await Array(request.urlRequests())
+        let tasks = await Array(request.urlSessionTasks())
+        let descriptions = await Array(request.cURLDescriptions())
+        #expect(requests.count == 1)
+        #expect(tasks.count == 1)
+        #expect(descriptions.count == 1)
+        #expect(await Array(request.httpResponses()).isEmpty)
+    }
+
     // MARK: WebSocketTask
 
     @Test func webSocketMessagesCanBeCollected() async throws {
