@@ -415,6 +415,26 @@ private struct Echo: Decodable, Sendable {
         #expect(await Array(request.httpResponses()).isEmpty)
     }
 
+    /// As Alamofire's DataRequest, whose progress handler runs for received body bytes only: none
+    /// before the first byte, none at all for an empty body.
+    @Test func downloadProgressIsReportedForBodyBytesOnly() async throws {
+        let server = try await testServer()
+        let withBody = session.request(server.url("/bytes/2000"))
+        let empty = session.request(server.url("/no-content"))
+        let completed = Locked<[Int64]>([])
+        let emptyReports = Locked(0)
+        let queue = DispatchQueue(label: "test.progress")
+        withBody.downloadProgress(queue: queue) { progress in completed.withValue { $0.append(progress.completedUnitCount) } }
+        empty.downloadProgress(queue: queue) { _ in emptyReports.withValue { $0 += 1 } }
+        _ = await withBody.serializingData().response
+        _ = await empty.serializingData().response
+        queue.sync {}
+        #expect(!completed.current.isEmpty)
+        #expect(completed.current.allSatisfy { $0 > 0 })
+        #expect(completed.current.last == 2000)
+        #expect(emptyReports.current == 0)
+    }
+
     // MARK: WebSocketTask
 
     @Test func webSocketMessagesCanBeCollected() async throws {

@@ -75,7 +75,7 @@ public class DataRequest: Request, @unchecked Sendable {
 
     override func didReceiveResponseHead(_ response: LazyHTTPResponse, task: any TransportTask) {
         let expected = response.expectedContentLength
-        updateDownloadProgress(expected: expected, received: 0)
+        updateDownloadProgress(expected: expected, received: 0, notifying: false)
         let maximumSize = dataState.withLock { $0.maximumSize }
         if expected > maximumSize {
             failTransfer(with: .dataLengthExceedsMaximum, task: task)

@@ -58,7 +58,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
             state.receivedBytes = 0
             state.expectedBytes = expected
         }
-        updateDownloadProgress(expected: expected, received: 0)
+        updateDownloadProgress(expected: expected, received: 0, notifying: false)
         askHTTPResponseHandler(response, task: task)
     }
 

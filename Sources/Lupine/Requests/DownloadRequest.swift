@@ -216,7 +216,8 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         _ = previous?.close()
         switch start {
         case let .write(expected, received):
-            updateDownloadProgress(expected: expected, received: received)
+            // A resumed download reports its offset at once (URLSession's didResumeAtOffset).
+            updateDownloadProgress(expected: expected, received: received, notifying: received > 0)
         case let .fail(code):
             failTransfer(with: code, task: task)
         }

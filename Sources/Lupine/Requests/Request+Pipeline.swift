@@ -437,9 +437,13 @@ extension Request {
         }
     }
 
-    func updateDownloadProgress(expected: Int64?, received: Int64) {
+    /// Sets the download counts and reports them to the progress handler. With `notifying: false`
+    /// (a response head, before any body byte) only the counts change: as in Alamofire, whose
+    /// handler runs for received body bytes (and a resumed download's offset), an empty body
+    /// reports no progress.
+    func updateDownloadProgress(expected: Int64?, received: Int64, notifying: Bool = true) {
         downloadCounts.set(total: expected, completed: received)
-        if let handler = downloadProgressHandler {
+        if notifying, let handler = downloadProgressHandler {
             let progress = downloadProgress
             handler.queue.async { handler.handler(progress) }
         }
