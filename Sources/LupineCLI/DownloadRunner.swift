@@ -63,6 +63,7 @@ struct DownloadRunner {
         withExtendedLifetime(session) {}
 
         if case let .success(file) = response.result {
+            Self.giveOrdinaryPermissions(to: file)
             bar.finish(received: request.downloadProgress.completedUnitCount)
             if resumes { try? FileManager.default.removeItem(at: resumeFile) }
             if Terminal.isTerminal(STDERR_FILENO) { Console.note("Saved \(Self.displayPath(saved.withLock { $0 } ?? file))") }
@@ -83,6 +84,16 @@ struct DownloadRunner {
         }
         throw report(FailureReport(error, url: request.request?.url ?? url, timeout: connection.timeout, proxy: connection.proxy),
                      verbose: connection.verbose)
+    }
+
+    /// Gives a saved file the permissions a new file of this process gets (0666 less the umask), as
+    /// curl's and wget's have: Lupine writes downloads owner-only (0600) while they sit in the
+    /// temporary directory, and a file saved for the user should be as readable as any other.
+    private static func giveOrdinaryPermissions(to file: URL) {
+        let mask = umask(0o022)
+        umask(mask)
+        let permissions = 0o666 & ~Int(mask)
+        try? FileManager.default.setAttributes([.posixPermissions: permissions], ofItemAtPath: file.path)
     }
 
     /// Ctrl-C or SIGTERM: with `--continue`, the download stops with resume data, kept for the next

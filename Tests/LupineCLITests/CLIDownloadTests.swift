@@ -37,6 +37,21 @@ extension CLITests {
             #expect(try Data(contentsOf: file) == (try await expected("/bytes/300000?seed=3")))
         }
 
+        /// As curl's: the saved file is readable by others when the umask (022 here) allows it,
+        /// not owner-only as Lupine's file in the temporary directory was.
+        @Test func theSavedFileHasTheUmasksPermissions() async throws {
+            let server = try await testServer()
+            let scratch = try ScratchDirectory()
+            defer { scratch.remove() }
+            let file = scratch.file("body.bin")
+            let previous = umask(0o022)
+            defer { umask(previous) }
+            let result = try await CLIProcess.run(["download", server.url("/bytes/1024"), "-o", file.path])
+            #expect(result.status == 0, "\(result.errors)")
+            let permissions = (try FileManager.default.attributesOfItem(atPath: file.path))[.posixPermissions] as? NSNumber
+            #expect(permissions?.intValue == 0o644)
+        }
+
         @Test func getDownloadNamesTheFileAfterTheURLWithoutReplacingOne() async throws {
             let server = try await testServer()
             let scratch = try ScratchDirectory()
