@@ -181,6 +181,36 @@ import Testing
         #expect(downloads.current.last == 1)
     }
 
+    /// A body that does not match the Content-Length its request declares fails at once with a
+    /// clear error, and nothing past the declared length reaches the server (it would read those
+    /// bytes as another request); the next request on the Session goes through.
+    @Test(arguments: [("abcdefghij", URLError.Code.dataLengthExceedsMaximum), ("abc", URLError.Code.requestBodyStreamExhausted)])
+    func aStreamBodyNotOfItsDeclaredLengthFailsWithoutCorruptingTheConnection(body: String, code: URLError.Code) async throws {
+        let server = try await testServer()
+        let session = Session()
+        let started = Date()
+        let failed = await session.upload(InputStream(data: Data(body.utf8)), to: server.url("/post"), headers: ["Content-Length": "5"])
+            .serializingData().response
+        #expect(failed.error?.underlyingError.flatMap { ($0 as? URLError)?.code } == code)
+        #expect(failed.error?.localizedDescription.contains("Content-Length field declares") == true)
+        // Long before the 60 s the request would otherwise wait for the missing bytes.
+        #expect(Date().timeIntervalSince(started) < 30)
+        let next = try await session.upload(Data("hello".utf8), to: server.url("/post")).validate()
+            .serializingDecodable(HTTPBinResponse.self).value
+        #expect(next.data == "hello")
+    }
+
+    @Test(arguments: ["abcdefghij", "abc"])
+    func aDataBodyNotOfItsDeclaredLengthIsNotSent(body: String) async throws {
+        let server = try await testServer()
+        let path = "/anything/declared-\(UUID().uuidString.prefix(8))"
+        var urlRequest = try URLRequest(url: server.url(path), method: .post)
+        urlRequest.headers.add(name: "Content-Length", value: "5")
+        let failed = await AF.upload(Data(body.utf8), with: urlRequest).serializingData().response
+        #expect(failed.error?.isSessionTaskError == true)
+        #expect(server.hits(for: path) == 0)
+    }
+
     /// A body in memory that the caller asks to send chunked: the chunks and their terminator go
     /// out (the end of a chunked body carries bytes, unlike the end of a body of known length), in
     /// 64 KiB slices past that size, and the upload's progress and monitor events report it sent.

@@ -26,6 +26,9 @@ enum EngineError: Error, Sendable {
     case tlsHandshakeBrokenOff
     /// The engine was shut down.
     case shutDown
+    /// The request body's bytes do not match the length its `Content-Length` field declares:
+    /// `sent` is what the body gave (so far, when it is longer).
+    case bodyLengthMismatch(declared: Int64, sent: Int64)
 }
 
 /// Turns what went wrong into the `URLError` URLSession reports for the same failure, matching on
@@ -46,6 +49,12 @@ enum EngineErrors {
                 + "give one with authenticate(...), the credential storage (a proxy protection space) or the proxy URL."
         case let EngineError.proxyRefusedTunnel(status):
             description = "The proxy refused to open a tunnel to \(authority) (status \(status)); nothing was sent."
+        case let EngineError.bodyLengthMismatch(declared, sent):
+            description = sent > declared
+                ? "The request body is longer than the \(declared) bytes its Content-Length field declares; "
+                    + "the request to \(authority) was stopped and its connection closed."
+                : "The request body ended after \(sent) of the \(declared) bytes its Content-Length field declares; "
+                    + "the request to \(authority) was stopped and its connection closed."
         default:
             description = Self.description(of: code, authority: authority)
         }
@@ -112,6 +121,7 @@ enum EngineErrors {
         case .closedDuringSetup: .networkConnectionLost
         case .tlsHandshakeBrokenOff: .secureConnectionFailed
         case .shutDown: .cancelled
+        case let .bodyLengthMismatch(declared, sent): sent > declared ? .dataLengthExceedsMaximum : .requestBodyStreamExhausted
         }
     }
 

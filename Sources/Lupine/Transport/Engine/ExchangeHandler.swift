@@ -78,6 +78,9 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var bodyTask: Task<Void, Never>?
     /// The flow control of a streamed request body.
     private var bodyStream: RequestBodyStream?
+    /// The body length the request head declares with `Content-Length` (a body not sent chunked):
+    /// the bytes sent must match it, or the server would read the rest as another request.
+    private var declaredBodyLength: Int64?
     /// The connection ended while a complete response was still held for a paused consumer.
     private var channelEnded = false
     /// Exchanges started on this connection or stream.
@@ -251,10 +254,16 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if let exchangeDeadline { armDeadlineTimer(by: exchangeDeadline) }
         let head = RequestHead.make(for: request, key: exchange.key, upgrade: exchange.upgrade)
         requestWantsClose = head.headers[canonicalForm: "connection"].contains { $0.lupineEqualsIgnoringASCIICase("close") }
+        declaredBodyLength = request.body == nil ? nil : Self.declaredBodyLength(in: head.headers)
         switch request.body {
         case nil:
             sendWhole(head, body: Data(), of: exchange, context: context)
         case let .data(data):
+            if let declaredBodyLength, declaredBodyLength != Int64(data.count) {
+                // Nothing is sent: the head would promise what the body cannot keep.
+                bodyFailed(EngineError.bodyLengthMismatch(declared: declaredBodyLength, sent: Int64(data.count)), of: exchange)
+                return
+            }
             sendWhole(head, body: data, of: exchange, context: context)
         case let .file(fileURL):
             context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
@@ -306,9 +315,19 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         bytesSent = Int64(data.count)
     }
 
+    /// The `Content-Length` of `headers`, unless the body is sent chunked.
+    private static func declaredBodyLength(in headers: NIOHTTP1.HTTPHeaders) -> Int64? {
+        guard !headers.contains(name: "transfer-encoding"), let field = headers.first(name: "content-length") else { return nil }
+        return Int64(field.trimmingCharacters(in: .whitespaces))
+    }
+
     /// Ends a streamed body: the chunked terminator, if any, is the request's last byte.
     private func writeEnd(of exchange: EngineExchange) {
         guard let context, self.exchange === exchange else { return }
+        if let declaredBodyLength, bytesSent < declaredBodyLength {
+            bodyFailed(EngineError.bodyLengthMismatch(declared: declaredBodyLength, sent: bytesSent), of: exchange)
+            return
+        }
         let written = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: written)
         whenSent(written.futureResult, exchange)
@@ -346,6 +365,11 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func writeBodyChunk(_ chunk: ByteBuffer, of exchange: EngineExchange) {
         guard let context, self.exchange === exchange, let bodyStream else { return }
+        if let declaredBodyLength, bytesSent + Int64(chunk.readableBytes) > declaredBodyLength {
+            bodyFailed(EngineError.bodyLengthMismatch(declared: declaredBodyLength, sent: bytesSent + Int64(chunk.readableBytes)),
+                       of: exchange)
+            return
+        }
         context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(chunk))), promise: nil)
         bytesSent += Int64(chunk.readableBytes)
         lastActivity = clock.now
