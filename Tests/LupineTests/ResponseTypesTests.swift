@@ -251,3 +251,68 @@ struct ResponseDebugDescriptionTests {
         #expect(download.debugDescription.contains("\n[Response]: None\n[File URL]: None\n[Resume Data]: None\n"))
     }
 }
+
+// MARK: - Over loopback (Alamofire's ResponseTests)
+
+/// Alamofire's `String.invalidURL`: a URL without scheme or host, which parses but cannot be sent.
+private let unsendableURL = "invalid"
+
+private enum WrappedError: Error {
+    case wrapped(AFError)
+}
+
+private struct ThrownByTransform: Error {}
+
+@Suite("Responses over loopback")
+struct ResponsesOverLoopbackTests {
+    @Test func unsendableURLKeepsTheRequestAndFailsAsASessionTaskError() async throws {
+        let plain = await AF.request(unsendableURL, parameters: ["foo": "bar"]).serializingResponse(using: .data)
+            .response
+        let data = await AF.request(unsendableURL, parameters: ["foo": "bar"]).serializingData().response
+        let string = await AF.request(unsendableURL, parameters: ["foo": "bar"]).serializingString().response
+        let decodable = await AF.request(unsendableURL).serializingDecodable(HTTPBinResponse.self).response
+        let unserialized: AFDataResponse<Data?> = await withCheckedContinuation { continuation in
+            AF.request(unsendableURL, parameters: ["foo": "bar"]).response { continuation.resume(returning: $0) }
+        }
+        for (request, response, data, error) in [
+            (plain.request, plain.response, plain.data, plain.error),
+            (data.request, data.response, data.data, data.error),
+            (string.request, string.response, string.data, string.error),
+            (decodable.request, decodable.response, decodable.data, decodable.error),
+            (unserialized.request, unserialized.response, unserialized.data, unserialized.error),
+        ] {
+            #expect(request != nil)
+            #expect(response == nil)
+            #expect(data == nil)
+            #expect(error?.isSessionTaskError == true)
+        }
+    }
+
+    @Test func mapFamilyOverARealResponse() async throws {
+        let server = try await testServer()
+        let decoded = await AF.request(server.url("/get"), parameters: ["foo": "bar"])
+            .serializingDecodable(HTTPBinResponse.self).response
+        let mapped = decoded.map { $0.args["foo"] == .string("bar") ? "bar" : "invalid" }
+        #expect(mapped.value == "bar")
+        #expect(mapped.request != nil && mapped.response != nil && mapped.data != nil)
+        #expect(decoded.tryMap { $0.method }.value == "GET")
+
+        let data = await AF.request(server.url("/get")).serializingData().response
+        let thrown = data.tryMap { _ -> String in throw ThrownByTransform() }
+        #expect(thrown.error is ThrownByTransform)
+        #expect(thrown.response != nil && thrown.data != nil)
+        #expect(data.mapError { WrappedError.wrapped($0) }.value == data.value)
+        #expect(data.tryMapError { WrappedError.wrapped($0) }.value == data.value)
+
+        let failed = await AF.request(unsendableURL).serializingData().response
+        #expect(failed.map { _ in "ignored" }.error?.isSessionTaskError == true)
+        #expect(failed.tryMap { _ in "ignored" }.error?.asAFError?.isSessionTaskError == true)
+        guard case .wrapped = failed.mapError({ WrappedError.wrapped($0) }).error else {
+            Issue.record("mapError should wrap the failure")
+            return
+        }
+        #expect(failed.tryMapError { _ -> WrappedError in throw ThrownByTransform() }.error is ThrownByTransform)
+        #expect(failed.tryMapError { WrappedError.wrapped($0) }.error is WrappedError)
+        #expect(failed.tryMapError { WrappedError.wrapped($0) }.response == nil)
+    }
+}
