@@ -230,11 +230,7 @@ private final class StreamLog<Success: Sendable>: Sendable {
         #expect(await waitUntil { decoded.isComplete })
         #expect(decoded.values.current.count == 1)
         // The cache is offered a response before its handlers run, so by now it has been asked.
-        // Lupine's HTTP cache serves data requests only (`Request.usesHTTPCache`): a stream neither
-        // stores its response nor asks a handler, where URLSession treats it as any data task.
-        withKnownIssue("streams bypass Lupine's HTTP cache") {
-            #expect(asked.current == 1)
-        }
+        #expect(asked.current == 1)
 
         // The same handler is asked about the same response to a data request.
         asked.withValue { $0 = 0 }

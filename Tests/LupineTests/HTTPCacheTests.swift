@@ -49,6 +49,32 @@ import Testing
 
     // MARK: Freshness
 
+    /// A stream request is a data task to URLSession: its response is stored like a data
+    /// request's and a fresh one answers the next stream or data request.
+    @Test func streamResponseIsStoredAndAnswersTheNextRequests() async throws {
+        let server = try await testServer()
+        let session = Self.session()
+        let resource = Self.resource(server, ["Cache-Control": "max-age=3600"])
+        func streamedBody() async -> Data {
+            let chunks = Locked<[Data]>([])
+            await withCheckedContinuation { continuation in
+                session.streamRequest(resource.url).responseStream { stream in
+                    if let data = stream.value { chunks.withValue { $0.append(data) } }
+                    if stream.completion != nil { continuation.resume() }
+                }
+            }
+            return chunks.current.reduce(Data(), +)
+        }
+
+        let first = try JSONDecoder().decode(CachedBody.self, from: await streamedBody())
+        let second = try JSONDecoder().decode(CachedBody.self, from: await streamedBody())
+        let fetched = await Self.fetch(session, resource.url)
+
+        #expect(server.hits(for: resource.path) == 1)
+        #expect(second == first)
+        #expect(fetched.value == first)
+    }
+
     @Test func freshResponseIsAnsweredWithoutTheNetwork() async throws {
         let server = try await testServer()
         let session = Self.session()

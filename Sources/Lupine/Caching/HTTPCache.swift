@@ -116,6 +116,9 @@ struct HTTPCache: Sendable {
         return refreshed
     }
 
+    /// The largest body worth keeping for `storeIfAllowed`: a larger response is never stored.
+    var largestStorableBodySize: Int { store.largestStorableBodySize }
+
     /// Forgets the responses stored for `url` (an unsafe method changed the resource).
     func invalidate(_ url: URL) {
         store.remove(HTTPCacheKey(url), url: url)

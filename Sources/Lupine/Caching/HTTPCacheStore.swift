@@ -89,6 +89,13 @@ final class HTTPCacheStore: @unchecked Sendable {
 
     // MARK: Storing
 
+    /// The largest body a response may have and still be stored by a tier (5% of its capacity, as
+    /// `store(_:for:key:requestHeaders:)` applies); 0 when the cache is gone.
+    var largestStorableBodySize: Int {
+        guard let cache else { return 0 }
+        return max(cache.memoryCapacity, cache.diskCapacity) / 20
+    }
+
     /// Stores `response`, received for a request with `requestHeaders`: it replaces the variant
     /// that request selected, and the least recently stored variant goes when there are too many.
     ///

@@ -31,8 +31,8 @@ extension Request {
         let forbidsStoring = response.head.headerFields.contains {
             $0.name.lupineEqualsIgnoringASCIICase("Cache-Control") && CacheControl.lists("no-store", in: $0.value)
         }
-        guard !forbidsStoring else { return }
-        let data = (self as? DataRequest)?.data ?? Data()
+        // A stream that kept no copy of its body (it outgrew what the cache takes) is not offered.
+        guard !forbidsStoring, let data = responseBodyForCache else { return }
         let outgoing = offer.outgoing
         httpCache.storeIfAllowed(statusCode: response.statusCode,
                                  headerFields: ResponseHeaderFields.dictionary(from: response.head.headerFields),

@@ -71,6 +71,8 @@ public class DataRequest: Request, @unchecked Sendable {
 
     override var usesHTTPCache: Bool { true }
 
+    override var responseBodyForCache: Data? { data ?? Data() }
+
     // MARK: Sink
 
     override func didReceiveResponseHead(_ response: LazyHTTPResponse, task: any TransportTask) {

@@ -34,6 +34,10 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         var validators: [@Sendable () -> Void] = []
         var receivedBytes: Int64 = 0
         var expectedBytes: Int64 = -1
+        /// A copy of the current response's body for the HTTP cache, kept while it is no larger
+        /// than `cacheBodyLimit`; nil once it outgrew it (the response is then not offered).
+        var cacheBody: Data?
+        var cacheBodyLimit = 0
     }
 
     let streamState = NIOLockedValueBox(StreamState())
@@ -50,13 +54,24 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
 
     override var urlRequestConvertible: (any URLRequestConvertible)? { convertible }
 
+    override var usesHTTPCache: Bool { true }
+
+    override var responseBodyForCache: Data? { streamState.withLockedValue { $0.cacheBody } }
+
     // MARK: Sink
 
     override func didReceiveResponseHead(_ response: LazyHTTPResponse, task: any TransportTask) {
         let expected = response.expectedContentLength
+        // A copy for the cache is kept only for a response the cache may take.
+        let forbidsStoring = response.head.headerFields.contains {
+            $0.name.lupineEqualsIgnoringASCIICase("Cache-Control") && CacheControl.lists("no-store", in: $0.value)
+        }
+        let cacheLimit = forbidsStoring ? 0 : session?.httpCache?.largestStorableBodySize ?? 0
         streamState.withLockedValue { state in
             state.receivedBytes = 0
             state.expectedBytes = expected
+            state.cacheBodyLimit = cacheLimit
+            state.cacheBody = cacheLimit > 0 && (expected < 0 || expected <= Int64(cacheLimit)) ? Data() : nil
         }
         updateDownloadProgress(expected: expected, received: 0, notifying: false)
         askHTTPResponseHandler(response, task: task)
@@ -65,6 +80,13 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     override func didReceiveBodyPart(_ data: Data, task: any TransportTask) {
         let (consumers, shouldPause, received) = streamState.withLockedValue { state in
             state.receivedBytes += Int64(data.count)
+            if let kept = state.cacheBody?.count {
+                if kept + data.count <= state.cacheBodyLimit {
+                    state.cacheBody?.append(data)
+                } else {
+                    state.cacheBody = nil
+                }
+            }
             // Recorded in the same critical section as the decision, so that a handler catching
             // up on another thread cannot reach the demand first.
             let shouldPause = state.delivery.partArrived(byteCount: data.count)
@@ -96,6 +118,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         streamState.withLockedValue { state in
             state.receivedBytes = 0
             state.expectedBytes = -1
+            state.cacheBody = nil
         }
     }
 

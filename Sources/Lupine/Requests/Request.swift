@@ -369,9 +369,14 @@ public class Request: @unchecked Sendable {
     /// What the URLRequest of each attempt is built from.
     var urlRequestConvertible: (any URLRequestConvertible)? { nil }
 
-    /// Whether the Session's HTTP cache may answer and store this request's responses. Only data
-    /// requests use it; downloads and streams always go to the network.
+    /// Whether the Session's HTTP cache may answer and store this request's responses. Data and
+    /// stream requests use it (URLSession runs both as data tasks); downloads always go to the
+    /// network.
     var usesHTTPCache: Bool { false }
+
+    /// The body of the current attempt's response, as offered to the HTTP cache; nil when there is
+    /// none to offer.
+    var responseBodyForCache: Data? { nil }
 
     /// The URL schemes this kind of request speaks; any other fails with `URLError(.unsupportedURL)`.
     var supportedURLSchemes: Set<String> { Self.httpSchemes }

@@ -21,7 +21,7 @@ final class RequestExchange: TransportEvents {
     private let outgoing: OutgoingRequest
     /// The proxy the hop goes through: a 407 refusing its tunnel may be answered.
     private let proxy: TransportProxy?
-    /// nil when the request bypasses the cache (downloads, streams).
+    /// nil when the request bypasses the cache (downloads).
     private let cacheAction: HTTPCacheAction?
     private let requestTime = Date()
 
