@@ -149,6 +149,55 @@ private final class StreamLog<Success: Sendable>: Sendable {
         #expect(decoded.completion.current?.response?.statusCode == 200)
     }
 
+    private struct ClosureFailure: Error {}
+
+    @Test func serializerFailureWithAutomaticCancellingEndsExplicitlyCancelledWithTheResponse() async throws {
+        let server = try await testServer()
+        let decoded = StreamLog<Line>("decoded")
+
+        AF.streamRequest(server.url("/bytes/50"), automaticallyCancelOnStreamError: true)
+            .responseStreamDecodable(of: Line.self) { decoded.record($0) }
+
+        #expect(await waitUntil { decoded.isComplete })
+        let completion = try #require(decoded.completion.current)
+        #expect(completion.response?.statusCode == 200)
+        #expect(completion.error?.isExplicitlyCancelledError == true, "\(String(describing: completion.error))")
+    }
+
+    @Test func throwingHandlerEndsWithItsErrorAndTheResponse() async throws {
+        let server = try await testServer()
+        let completion = Locked<DataStreamRequest.Completion?>(nil)
+
+        AF.streamRequest(server.url("/bytes/50")).responseStream { stream in
+            if let finished = stream.completion { completion.withValue { $0 = finished } }
+            if stream.value != nil { throw ClosureFailure() }
+        }
+
+        #expect(await waitUntil { completion.current != nil })
+        #expect(completion.current?.response?.statusCode == 200)
+        #expect(completion.current?.error?.isExplicitlyCancelledError == false)
+    }
+
+    /// The whole body (one byte) has arrived when the handler cancels: the request is still
+    /// cancelled, as its completion waits for its handlers.
+    @Test(arguments: [false, true])
+    func cancellingFromTheHandlerOfTheLastChunkEndsExplicitlyCancelled(byToken: Bool) async throws {
+        let server = try await testServer()
+        let log = StreamLog<Data>("data")
+
+        AF.streamRequest(server.url("/bytes/1")).responseStream { stream in
+            log.record(stream)
+            if stream.value != nil {
+                if byToken { stream.token.cancel() } else { stream.cancel() }
+            }
+        }
+
+        #expect(await waitUntil { log.isComplete })
+        #expect(log.values.current.count == 1)
+        let error = log.completion.current?.error
+        #expect(error?.isExplicitlyCancelledError == true, "\(String(describing: error))")
+    }
+
     @Test func failedValidationDeliversNoData() async throws {
         let server = try await testServer()
         let log = StreamLog<Data>("data")
