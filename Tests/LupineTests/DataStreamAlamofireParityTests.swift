@@ -378,6 +378,7 @@ private final class StreamLog<Success: Sendable>: Sendable {
             #expect(seen.filter { $0 == name }.count == 1, "\(name) in \(seen)")
         }
         #expect(seen.filter { $0 == "didValidate" }.count == 2, "\(seen)")
+        #expect(counter.parsed.current == 1)
         #expect(request.state == .finished)
     }
 }
