@@ -72,6 +72,37 @@ import Testing
         }
     }
 
+    /// An empty body is still announced, as URLSession does for an upload task: a POST without
+    /// `Content-Length` or chunking leaves its length to the server's guess (RFC 9110, 8.6).
+    @Test func emptyDataUploadSendsContentLengthZero() async throws {
+        let server = try await testServer()
+
+        let report = try await AF.upload(Data(), to: server.url("/upload")).serializingDecodable(SinkReport.self).value
+
+        #expect(report.method == "POST")
+        #expect(report.bytes == 0)
+        #expect(report.contentLength == "0")
+        #expect(report.transferEncoding == nil)
+    }
+
+    @Test(arguments: [UInt64.max, 0])
+    func multipartUploadSendsItsLengthAndContentType(threshold: UInt64) async throws {
+        let server = try await testServer()
+        let form = MultipartFormData()
+        form.append(patternedBytes(count: 20_000), withName: "blob", fileName: "blob.bin",
+                    mimeType: "application/octet-stream")
+        form.append(Data("text".utf8), withName: "field")
+
+        let request = AF.upload(multipartFormData: form, to: server.url("/upload"), usingThreshold: threshold)
+        let report = try await request.serializingDecodable(SinkReport.self).value
+
+        #expect(report.contentType == form.contentType)
+        // `contentLength` counts the parts' bodies only; the encoded form adds boundaries and headers.
+        #expect(report.bytes > Int(form.contentLength))
+        #expect(report.contentLength == String(report.bytes))
+        #expect(report.transferEncoding == nil)
+    }
+
     @Test func dataUploadReportsUploadAndDownloadProgressRisingToOne() async throws {
         let server = try await testServer()
         let session = Session()
