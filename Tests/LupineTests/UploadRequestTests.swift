@@ -211,6 +211,16 @@ import Testing
         #expect(server.hits(for: path) == 0)
     }
 
+    /// A request without a body that declares one fails at once, instead of leaving the server
+    /// waiting for bytes that never come until the request times out.
+    @Test func aRequestWithoutABodyThatDeclaresOneIsNotSent() async throws {
+        let server = try await testServer()
+        let path = "/anything/no-body-\(UUID().uuidString.prefix(8))"
+        let failed = await AF.request(server.url(path), method: .delete, headers: ["Content-Length": "5"]).serializingData().response
+        #expect((failed.error?.underlyingError as? URLError)?.code == .requestBodyStreamExhausted)
+        #expect(server.hits(for: path) == 0)
+    }
+
     /// A body in memory that the caller asks to send chunked: the chunks and their terminator go
     /// out (the end of a chunked body carries bytes, unlike the end of a body of known length), in
     /// 64 KiB slices past that size, and the upload's progress and monitor events report it sent.

@@ -254,9 +254,13 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if let exchangeDeadline { armDeadlineTimer(by: exchangeDeadline) }
         let head = RequestHead.make(for: request, key: exchange.key, upgrade: exchange.upgrade)
         requestWantsClose = head.headers[canonicalForm: "connection"].contains { $0.lupineEqualsIgnoringASCIICase("close") }
-        declaredBodyLength = request.body == nil ? nil : Self.declaredBodyLength(in: head.headers)
+        declaredBodyLength = Self.declaredBodyLength(in: head.headers)
         switch request.body {
         case nil:
+            if let declaredBodyLength, declaredBodyLength != 0 {
+                bodyFailed(EngineError.bodyLengthMismatch(declared: declaredBodyLength, sent: 0), of: exchange)
+                return
+            }
             sendWhole(head, body: Data(), of: exchange, context: context)
         case let .data(data):
             if let declaredBodyLength, declaredBodyLength != Int64(data.count) {
