@@ -26,13 +26,9 @@ extension Request {
         // Only GET responses are stored (`HTTPCacheRules.isStorable`): the rest are turned down
         // before anything is built for them.
         guard error == nil, let response, HTTPCacheRules.isStorableMethod(offer.outgoing.base.httpMethod) else { return }
-        // A response that forbids storing (`no-store`, as many API responses say) is turned down
-        // before its fields become a dictionary.
-        let forbidsStoring = response.head.headerFields.contains {
-            $0.name.lupineEqualsIgnoringASCIICase("Cache-Control") && CacheControl.lists("no-store", in: $0.value)
-        }
-        // A stream that kept no copy of its body (it outgrew what the cache takes) is not offered.
-        guard !forbidsStoring, let data = responseBodyForCache else { return }
+        // A response that forbids storing (`no-store`, as many API responses say), or a stream that
+        // kept no copy of its body (it outgrew what the cache takes), is not offered.
+        guard !response.head.forbidsStoring, let data = responseBodyForCache else { return }
         let outgoing = offer.outgoing
         httpCache.storeIfAllowed(statusCode: response.statusCode,
                                  headerFields: ResponseHeaderFields.dictionary(from: response.head.headerFields),
