@@ -23,7 +23,8 @@ struct HTTPCache: Sendable {
         // store is not asked then.
         guard method.lupineEqualsIgnoringASCIICase("GET"),
               policy != .reloadIgnoringLocalCacheData, policy != .reloadIgnoringLocalAndRemoteCacheData else { return .load }
-        let stored = store.lookUp(url, key: HTTPCacheKey(url), requestHeaders: requestHeaders)
+        // An empty store misses without the key being made (a walk over the whole URL).
+        let stored = store.isEmpty ? nil : store.lookUp(url, key: HTTPCacheKey(url), requestHeaders: requestHeaders)
         let decision = HTTPCacheRules.decision(method: method,
                                                requestHeaders: requestHeaders,
                                                policy: policy,

@@ -66,6 +66,14 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
         directory = cacheDirectory.appendingPathComponent("Lupine", isDirectory: true)
     }
 
+    /// Whether no response file is known (the folder is read once, on first use).
+    var isEmpty: Bool {
+        state.withLockedValue { state in
+            open(&state)
+            return state.keyHashes.isEmpty
+        }
+    }
+
     /// The responses stored on disk for `key` (the key of `url`), when there are any and nothing
     /// cleared them.
     func read(_ key: HTTPCacheKey, url: URL) -> HTTPCacheFile? {

@@ -37,7 +37,7 @@ enum HTTPCacheRules {
                          policy: URLRequest.CachePolicy,
                          stored: HTTPCacheEntry?,
                          now: Date) -> Decision {
-        guard method.uppercased() == "GET" else { return .load }
+        guard method.lupineEqualsIgnoringASCIICase("GET") else { return .load }
         let requestControl = cacheControl(requestHeaders)
         // An entry whose header fields say no-store is never used, whatever put it there.
         let usable = stored.flatMap { !$0.forbidsStoring && varyMatches($0, requestHeaders: requestHeaders) ? $0 : nil }

@@ -37,6 +37,11 @@ final class HTTPCacheStore: @unchecked Sendable {
 
     // MARK: Lookup
 
+    /// Whether nothing is stored, in memory or on disk: every lookup would miss.
+    var isEmpty: Bool {
+        state.withLockedValue { $0.memory.count == 0 } && (disk?.isEmpty ?? true)
+    }
+
     /// The stored response for `url` that a request with `requestHeaders` selects, if any.
     func lookUp(_ url: URL, key: HTTPCacheKey, requestHeaders: [String: String]) -> StoredResponse? {
         guard let cache else { return nil }

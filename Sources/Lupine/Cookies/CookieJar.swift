@@ -72,6 +72,11 @@ struct CookieJar: @unchecked Sendable {
 
     // MARK: Reading
 
+    /// Whether the storage holds any cookie (one question to it, nothing of a URL read).
+    var hasCookies: Bool {
+        !(storage.cookies?.isEmpty ?? true)
+    }
+
     /// The unexpired cookies to send to `url`: domain, path and `Secure` matched, longest path
     /// first. Expired cookies met on the way are deleted.
     func cookies(for url: URL, now: Date = Date()) -> [HTTPCookie] {

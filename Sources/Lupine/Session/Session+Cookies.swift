@@ -15,10 +15,11 @@ extension Session {
     /// configuration's `httpShouldSetCookies` and the request's `httpShouldHandleCookies` allow it.
     /// A request that sets its own `Cookie` field is sent with that field alone.
     func cookieHeader(for request: URLRequest, headerFields: [String: String]) -> HTTPHeader? {
-        guard configuration.httpShouldSetCookies, request.httpShouldHandleCookies,
+        // An empty storage answers first, before the request is read (a Foundation call each).
+        guard configuration.httpShouldSetCookies, let jar = cookieJar, jar.hasCookies, request.httpShouldHandleCookies,
               !headerFields.keys.contains(where: { $0.lupineEqualsIgnoringASCIICase("Cookie") }),
               let url = request.url,
-              let value = cookieJar?.cookieHeaderValue(for: url) else { return nil }
+              let value = jar.cookieHeaderValue(for: url) else { return nil }
         return HTTPHeader(name: "Cookie", value: value)
     }
 
@@ -26,11 +27,13 @@ extension Session {
     /// (redirect hops included), unless the request opted out with `httpShouldHandleCookies`; the
     /// configuration's `httpCookieAcceptPolicy` applies.
     func storeCookies(from head: TransportResponseHead, for request: URLRequest) {
-        guard request.httpShouldHandleCookies, let url = request.url, let jar = cookieJar else { return }
-        let lines = head.headerFields
-            .filter { $0.name.lupineEqualsIgnoringASCIICase("Set-Cookie") }
-            .map(\.value)
-        guard !lines.isEmpty else { return }
+        // Most responses set no cookie: they are answered from the head alone, before the
+        // request or the storage is asked anything.
+        var lines: [String] = []
+        for field in head.headerFields where field.name.lupineEqualsIgnoringASCIICase("Set-Cookie") {
+            lines.append(field.value)
+        }
+        guard !lines.isEmpty, request.httpShouldHandleCookies, let url = request.url, let jar = cookieJar else { return }
         jar.store(lines, from: url, mainDocumentURL: request.mainDocumentURL)
     }
 }
