@@ -9,4 +9,10 @@ static inline int clupine_deflate_init(z_streamp stream, int level, int windowBi
     return deflateInit2(stream, level, Z_DEFLATED, windowBits, 8, strategy);
 }
 
+// inflateInit2 is a macro too. windowBits 15 + 32 accepts a zlib or a gzip stream, detected from
+// its header.
+static inline int clupine_inflate_init(z_streamp stream, int windowBits) {
+    return inflateInit2(stream, windowBits);
+}
+
 #endif

@@ -31,16 +31,33 @@ enum CompressionRoutes {
         format: ZlibCompressor.Format,
         encoding: String
     ) -> ResponsePlan {
-        let document: JSONValue = .object([
+        // `padding=N` adds N characters to the document (a body inflating past one output chunk);
+        // `truncate=N` drops the last N compressed bytes, `trailing=TEXT` appends bytes after the
+        // stream, and `encoding=NAME` names the coding differently (case, a list).
+        var fields: [String: JSONValue] = [
             flag: .bool(true),
             "method": .string(request.reportedMethod),
             "headers": request.headersJSON,
-        ])
+        ]
+        if let padding = request.queryValue("padding").flatMap(Int.init), (0...16_000_000).contains(padding) {
+            // Counting numbers: text that compresses about as much as real documents do.
+            var text = ""
+            var number = 0
+            while text.utf8.count < padding {
+                text += String(number * 7919 % 1_000_003) + " "
+                number += 1
+            }
+            fields["padding"] = .string(text)
+        }
         do {
-            let body = try ZlibCompressor.compress(ByteBuffer(string: document.serialized), format: format)
+            var body = try ZlibCompressor.compress(ByteBuffer(string: JSONValue.object(fields).serialized), format: format)
+            if let truncate = request.queryValue("truncate").flatMap(Int.init), truncate > 0 {
+                body = body.getSlice(at: body.readerIndex, length: max(0, body.readableBytes - truncate)) ?? ByteBuffer()
+            }
+            if let trailing = request.queryValue("trailing") { body.writeString(trailing) }
             return .response(
                 TestResponse(
-                    headers: ["Content-Type": "application/json", "Content-Encoding": encoding],
+                    headers: ["Content-Type": "application/json", "Content-Encoding": request.queryValue("encoding") ?? encoding],
                     body: body
                 )
             )

@@ -88,4 +88,48 @@ import Testing
         }
         #expect(await session.performsNormalRequest(on: server))
     }
+
+    /// A body that inflates to far more than one output chunk arrives whole.
+    @Test func largeGzipBodyIsDecodedWhole() async throws {
+        let server = try await testServer()
+        let response = await AF.request(server.url("/gzip?padding=300000")).serializingData().response
+
+        #expect(response.error == nil)
+        let document = response.data.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+        #expect((document?["padding"] as? String)?.count ?? 0 >= 300_000)
+        #expect(document?["gzipped"] as? Bool == true)
+    }
+
+    /// A gzip stream cut short, then one with bytes after its end: neither is taken for a whole
+    /// body, and the connection that carried them is not used again.
+    @Test func truncatedOrTrailedGzipFailsWithCannotDecodeContentData() async throws {
+        let server = try await testServer()
+        let session = Session()
+
+        let truncated = await session.request(server.url("/gzip?truncate=6")).serializingData().response
+        let trailed = await session.request(server.url("/gzip?trailing=junk")).serializingData().response
+
+        #expect(truncated.error?.sessionTaskURLErrorCode == .cannotDecodeContentData)
+        #expect(trailed.error?.sessionTaskURLErrorCode == .cannotDecodeContentData)
+        #expect(await session.performsNormalRequest(on: server))
+    }
+
+    /// The coding is matched without regard to case, as SwiftNIO's decoder did.
+    @Test func contentEncodingIsMatchedIgnoringCase() async throws {
+        let server = try await testServer()
+        let response = await AF.request(server.url("/gzip?encoding=GZIP")).serializingDecodable(CompressedEcho.self).response
+
+        #expect(response.error == nil)
+        #expect(response.value?.gzipped == true)
+    }
+
+    /// A HEAD response names the encoding of a body it does not carry: nothing is decoded.
+    @Test func headResponseWithContentEncodingSucceedsWithoutBody() async throws {
+        let server = try await testServer()
+        let response = await AF.request(server.url("/gzip"), method: .head).serializingData(emptyRequestMethods: [.head]).response
+
+        #expect(response.error == nil)
+        #expect(response.response?.value(forHTTPHeaderField: "Content-Encoding") == "gzip")
+        #expect(response.data?.isEmpty ?? true)
+    }
 }

@@ -6,7 +6,6 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOHTTP2
-import NIOHTTPCompression
 import NIOPosix
 import NIOSOCKS
 import NIOSSL
@@ -100,11 +99,10 @@ struct ConnectionFactory: Sendable {
                         let httpHandlers = HTTP1Connection.HTTPHandlers(
                             encoder: HTTPRequestEncoder(),
                             decoder: ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes)),
-                            headerValidator: NIOHTTPRequestHeadersValidator(),
-                            decompressor: NIOHTTPResponseDecompressor(limit: .ratio(ratio)))
-                        let handler = ExchangeHandler(clock: clock)
-                        try pipeline.addHandlers([httpHandlers.encoder, httpHandlers.decoder, httpHandlers.headerValidator,
-                                                  httpHandlers.decompressor, handler])
+                            headerValidator: NIOHTTPRequestHeadersValidator())
+                        // Response bodies are decoded by the exchange handler, only when encoded.
+                        let handler = ExchangeHandler(clock: clock, decompressionRatioLimit: ratio)
+                        try pipeline.addHandlers([httpHandlers.encoder, httpHandlers.decoder, httpHandlers.headerValidator, handler])
                         let connection = HTTP1Connection(id: id, key: key, channel: channel, handler: handler,
                                                          httpHandlers: httpHandlers, pool: pool,
                                                          isDedicated: isDedicated, trustCheck: trustCheck)

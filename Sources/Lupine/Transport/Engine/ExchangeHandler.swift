@@ -90,9 +90,16 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// so that exchange fails with `badServerResponse` as soon as it starts, whichever came first
     /// on the event loop, the bytes or the exchange.
     private(set) var serverSpokeFirst = false
+    /// Largest decompressed/received ratio of a gzip or deflate body.
+    private let decompressionRatioLimit: Int
+    /// Decodes the current response's body when it declares gzip or deflate.
+    private var inflater: ResponseBodyInflater?
 
-    init(clock: any EngineClock) {
+    /// - Parameter decompressionRatioLimit: Largest decompressed/received ratio of a gzip or
+    ///   deflate response body (the engine configuration's, 200 by default).
+    init(clock: any EngineClock, decompressionRatioLimit: Int = 200) {
         self.clock = clock
+        self.decompressionRatioLimit = decompressionRatioLimit
     }
 
     // MARK: Channel events
@@ -418,8 +425,24 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 }
                 return
             }
+            do {
+                inflater = try ResponseBodyInflater.make(contentEncoding: head.headers.first(name: "Content-Encoding"),
+                                                         ratioLimit: decompressionRatioLimit)
+            } catch {
+                decodingFailed(exchange, error: error)
+                return
+            }
             exchange.events.transportDidReceive(exchange, head: Self.transportHead(head))
         case let .body(buffer):
+            if let inflater {
+                do {
+                    let decoded = try inflater.inflate(buffer)
+                    if !decoded.isEmpty { exchange.events.transportDidReceive(exchange, bodyPart: decoded) }
+                } catch {
+                    decodingFailed(exchange, error: error)
+                }
+                return
+            }
             // The Data shares the buffer's storage instead of copying it (fewer allocations, too,
             // than a copy, even for a small part).
             let bodyPart = buffer.getData(at: buffer.readerIndex, length: buffer.readableBytes, byteTransferStrategy: .noCopy) ?? Data()
@@ -428,6 +451,15 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             if isInformational {
                 isInformational = false
                 return
+            }
+            if let inflater {
+                self.inflater = nil
+                do {
+                    try inflater.finish()
+                } catch {
+                    decodingFailed(exchange, error: error)
+                    return
+                }
             }
             if let head = switchingHead, let upgrade = exchange.upgrade {
                 switchProtocols(exchange, to: upgrade, head: head)
@@ -538,12 +570,20 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         exchange.finish(error: EngineErrors.urlError(for: error, url: exchange.request.url, authority: exchange.key.authority))
     }
 
+    /// The body could not be decoded: the exchange fails (`cannotDecodeContentData`) and the
+    /// connection closes, since the rest of the body would be read as the next response.
+    private func decodingFailed(_ exchange: EngineExchange, error: any Error) {
+        connectionFailed(exchange, error: error)
+        context?.close(promise: nil)
+    }
+
     private static func isConnectionLoss(_ error: any Error) -> Bool {
         EngineErrors.code(for: error) == .networkConnectionLost
     }
 
     private func endExchange() {
         exchange = nil
+        inflater = nil
         endPending = false
         exchangeDeadline = nil
         bodyTask?.cancel()

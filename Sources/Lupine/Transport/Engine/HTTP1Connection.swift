@@ -1,6 +1,5 @@
 import NIOCore
 import NIOHTTP1
-import NIOHTTPCompression
 
 /// A connection of the pool, whatever its protocol.
 protocol PooledConnection: AnyObject, Sendable {
@@ -25,7 +24,6 @@ final class HTTP1Connection: PooledConnection, ExchangeHandlerOwner, @unchecked 
         var encoder: HTTPRequestEncoder
         var decoder: ByteToMessageHandler<HTTPResponseDecoder>
         var headerValidator: NIOHTTPRequestHeadersValidator
-        var decompressor: NIOHTTPResponseDecompressor
     }
 
     let id: Int
@@ -95,7 +93,6 @@ final class HTTP1Connection: PooledConnection, ExchangeHandlerOwner, @unchecked 
         let pipeline = channel.pipeline.syncOperations
         let buffer = ProtocolSwitchBuffer()
         do {
-            pipeline.removeHandler(httpHandlers.decompressor, promise: nil)
             pipeline.removeHandler(httpHandlers.headerValidator, promise: nil)
             pipeline.removeHandler(httpHandlers.encoder, promise: nil)
             try pipeline.addHandler(buffer, position: .after(httpHandlers.decoder))

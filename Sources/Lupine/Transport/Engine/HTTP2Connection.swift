@@ -1,7 +1,6 @@
 import NIOCore
 import NIOHTTP1
 import NIOHTTP2
-import NIOHTTPCompression
 
 /// An HTTP/2 connection (ALPN chose h2): each exchange runs on a stream of its own, through the
 /// same `ExchangeHandler` as on HTTP/1.1, behind swift-nio-http2's HTTP/1 codec. The pool counts
@@ -55,8 +54,7 @@ final class HTTP2Connection: PooledConnection, ExchangeHandlerOwner, @unchecked 
             stream.eventLoop.makeCompletedFuture {
                 let pipeline = stream.pipeline.syncOperations
                 try pipeline.addHandler(HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: httpProtocol))
-                try pipeline.addHandler(NIOHTTPResponseDecompressor(limit: .ratio(ratio)))
-                try pipeline.addHandler(ExchangeHandler(clock: clock))
+                try pipeline.addHandler(ExchangeHandler(clock: clock, decompressionRatioLimit: ratio))
             }
         }.whenComplete { result in
             switch result {

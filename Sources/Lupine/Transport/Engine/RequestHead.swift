@@ -39,7 +39,7 @@ enum RequestHead {
                 headers.add(name: "Content-Length", value: "0")
             }
         }
-        // What the response decompressor would add itself, copying the fields to do it.
+        // The codings the exchange handler decodes (see `ResponseBodyInflater`).
         if !hasAcceptEncoding { headers.add(name: "Accept-Encoding", value: "deflate, gzip") }
         if key.sendsAbsoluteForm, let authorization = request.proxy?.authorization {
             headers.add(name: "Proxy-Authorization", value: authorization)
