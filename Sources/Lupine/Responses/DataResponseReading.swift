@@ -12,6 +12,10 @@ struct DataResponseReading<Serializer: DataResponseSerializerProtocol>: Response
     var serializes: Bool { true }
     var parsedEvent: MonitorEvent { .didParseSerializedDataResponse }
 
+    // Specialized for the non-generic serializers Lupine ships (as `ResponseHandler`'s steps are):
+    // generic code looks up the metadata of each generic type it touches, on every response.
+    @_specialize(exported: false, kind: full, where Serializer == DataResponseSerializer)
+    @_specialize(exported: false, kind: full, where Serializer == StringResponseSerializer)
     func read(_ request: DataRequest) -> Response {
         let urlRequest = request.request, lazyResponse = request.lazyResponse, data = request.data, error = request.error
         let start = Date()

@@ -8,6 +8,9 @@ import FoundationNetworking
 public struct DataTask<Value>: Sendable where Value: Sendable {
     /// The full response; may be awaited any number of times. With automatic cancellation, the
     /// request is cancelled when the awaiting task is.
+    // Inlinable: the caller's code is then specialized for its `Value`, instead of looking up the
+    // metadata of the generic response and result types on every await.
+    @inlinable
     public var response: DataResponse<Value, AFError> {
         get async {
             guard shouldAutomaticallyCancel else { return await pending.value }
@@ -20,18 +23,20 @@ public struct DataTask<Value>: Sendable where Value: Sendable {
     }
 
     /// `response.result`.
+    @inlinable
     public var result: Result<Value, AFError> {
         get async { await response.result }
     }
 
     /// The success value, or throws the `AFError`.
+    @inlinable
     public var value: Value {
         get async throws { try await result.get() }
     }
 
     private let request: DataRequest
-    private let pending: PendingResponse<DataResponse<Value, AFError>>
-    private let shouldAutomaticallyCancel: Bool
+    @usableFromInline let pending: PendingResponse<DataResponse<Value, AFError>>
+    @usableFromInline let shouldAutomaticallyCancel: Bool
 
     init(request: DataRequest, pending: PendingResponse<DataResponse<Value, AFError>>, shouldAutomaticallyCancel: Bool) {
         self.request = request

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// A response that arrives once and may be awaited any number of times, by any number of tasks.
@@ -10,6 +11,7 @@ import Synchronization
 /// The box is the awaited `ResponseHandler` itself (its superclass), so that an async request
 /// allocates one object for its handler and its result, not two. Unchecked: a non-final class
 /// cannot be checked `Sendable`; all its state is behind `state`'s lock.
+@usableFromInline
 class PendingResponse<Response: Sendable>: @unchecked Sendable {
     private enum State {
         case waiting(SmallList<UnsafeContinuation<Response, Never>>)
@@ -19,6 +21,8 @@ class PendingResponse<Response: Sendable>: @unchecked Sendable {
     private let state = Mutex(State.waiting(SmallList()))
 
     /// Delivers `response` to every awaiter, present and future. Later calls are ignored.
+    @_specialize(exported: false, kind: full, where Response == DataResponse<Data, AFError>)
+    @_specialize(exported: false, kind: full, where Response == DataResponse<String, AFError>)
     func fulfil(_ response: Response) {
         let waiters = state.withLock { state -> SmallList<UnsafeContinuation<Response, Never>>? in
             guard case let .waiting(waiters) = state else { return nil }
@@ -32,6 +36,7 @@ class PendingResponse<Response: Sendable>: @unchecked Sendable {
     }
 
     /// The response, once it has arrived.
+    @usableFromInline
     var value: Response {
         get async {
             if let arrived = arrivedResponse { return arrived }

@@ -42,6 +42,10 @@ final class ResponseHandler<Reading: ResponseReading>: PendingResponse<Reading.R
         return handler
     }
 
+    // The steps run specialized for the non-generic serializers Lupine ships: generic code looks
+    // up the metadata of each generic response type it touches, on every response.
+    @_specialize(exported: false, kind: full, where Reading == DataResponseReading<DataResponseSerializer>)
+    @_specialize(exported: false, kind: full, where Reading == DataResponseReading<StringResponseSerializer>)
     func run() {
         if reading.serializes {
             if request.canRunOnSerializationQueueNow {
@@ -56,6 +60,8 @@ final class ResponseHandler<Reading: ResponseReading>: PendingResponse<Reading.R
         }
     }
 
+    @_specialize(exported: false, kind: full, where Reading == DataResponseReading<DataResponseSerializer>)
+    @_specialize(exported: false, kind: full, where Reading == DataResponseReading<StringResponseSerializer>)
     private func read() {
         let response = reading.read(request)
         outcome.withLock { $0 = (response, nil) }
@@ -66,6 +72,8 @@ final class ResponseHandler<Reading: ResponseReading>: PendingResponse<Reading.R
         }
     }
 
+    @_specialize(exported: false, kind: full, where Reading == DataResponseReading<DataResponseSerializer>)
+    @_specialize(exported: false, kind: full, where Reading == DataResponseReading<StringResponseSerializer>)
     private func report(_ response: Reading.Response) {
         if request.monitorsWant(reading.parsedEvent) {
             let request = request, reading = reading
@@ -79,6 +87,8 @@ final class ResponseHandler<Reading: ResponseReading>: PendingResponse<Reading.R
         outcome.withLock { $0.replacement = error }
     }
 
+    @_specialize(exported: false, kind: full, where Reading == DataResponseReading<DataResponseSerializer>)
+    @_specialize(exported: false, kind: full, where Reading == DataResponseReading<StringResponseSerializer>)
     func deliver() {
         switch delivery {
         case let .handler(queue, completionHandler):
@@ -96,11 +106,15 @@ final class ResponseHandler<Reading: ResponseReading>: PendingResponse<Reading.R
         }
     }
 
+    @_specialize(exported: false, kind: full, where Reading == DataResponseReading<DataResponseSerializer>)
+    @_specialize(exported: false, kind: full, where Reading == DataResponseReading<StringResponseSerializer>)
     func runAfterRootQueueWork() {
         guard case .awaited = delivery, let response = deliveredResponse() else { return }
         fulfil(response)
     }
 
+    @_specialize(exported: false, kind: full, where Reading == DataResponseReading<DataResponseSerializer>)
+    @_specialize(exported: false, kind: full, where Reading == DataResponseReading<StringResponseSerializer>)
     private func deliveredResponse() -> Reading.Response? {
         // Read in place: copying the pair out would look up the metadata of its generic tuple type
         // for every response.
