@@ -66,12 +66,10 @@ final class HTTPCacheDiskStore: @unchecked Sendable {
         directory = cacheDirectory.appendingPathComponent("Lupine", isDirectory: true)
     }
 
-    /// Whether no response file is known (the folder is read once, on first use).
-    var isEmpty: Bool {
-        state.withLockedValue { state in
-            open(&state)
-            return state.keyHashes.isEmpty
-        }
+    /// Whether the folder has been read and holds no response file. False until a lookup or a
+    /// store reads it: asking does not read the folder (nor clean it up) by itself.
+    var isKnownEmpty: Bool {
+        state.withLockedValue { $0.isOpen && $0.keyHashes.isEmpty }
     }
 
     /// The responses stored on disk for `key` (the key of `url`), when there are any and nothing

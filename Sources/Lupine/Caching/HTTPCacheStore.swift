@@ -37,9 +37,10 @@ final class HTTPCacheStore: @unchecked Sendable {
 
     // MARK: Lookup
 
-    /// Whether nothing is stored, in memory or on disk: every lookup would miss.
+    /// Whether nothing is stored, in memory or on disk, as far as is known without reading the
+    /// disk: every lookup would miss.
     var isEmpty: Bool {
-        state.withLockedValue { $0.memory.count == 0 } && (disk?.isEmpty ?? true)
+        state.withLockedValue { $0.memory.count == 0 } && (disk?.isKnownEmpty ?? true)
     }
 
     /// The stored response for `url` that a request with `requestHeaders` selects, if any.
