@@ -21,6 +21,8 @@ final class ResponseBodyInflater {
     private let ratioLimit: Int
     /// zlib keeps a pointer back to its stream: the stream lives at one address for its life.
     private let stream: UnsafeMutablePointer<z_stream>
+    /// Where zlib writes, one chunk at a time; made once per response, not per received part.
+    private let chunk: UnsafeMutablePointer<Bytef>
     private var receivedBytes = 0
     private var inflatedBytes = 0
     private var isComplete = false
@@ -45,10 +47,12 @@ final class ResponseBodyInflater {
         self.ratioLimit = ratioLimit
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
+        chunk = .allocate(capacity: Self.chunkSize)
         let code = clupine_inflate_init(stream, Self.windowBits)
         guard code == Z_OK else {
             stream.deinitialize(count: 1)
             stream.deallocate()
+            chunk.deallocate()
             throw NIOHTTPDecompression.DecompressionError.initializationError(Int(code))
         }
     }
@@ -57,6 +61,7 @@ final class ResponseBodyInflater {
         inflateEnd(stream)
         stream.deinitialize(count: 1)
         stream.deallocate()
+        chunk.deallocate()
     }
 
     /// The decoded bytes of one received part of the body (possibly none yet).
@@ -76,16 +81,15 @@ final class ResponseBodyInflater {
                 stream.pointee.next_in = nil
                 stream.pointee.avail_in = 0
             }
-            var chunk = [UInt8](repeating: 0, count: Self.chunkSize)
             while true {
-                let (code, produced) = chunk.withUnsafeMutableBufferPointer { buffer -> (Int32, Int) in
-                    stream.pointee.next_out = buffer.baseAddress
-                    stream.pointee.avail_out = uInt(buffer.count)
-                    let code = CLupineZlib.inflate(stream, Z_NO_FLUSH)
-                    return (code, buffer.count - Int(stream.pointee.avail_out))
-                }
+                stream.pointee.next_out = chunk
+                stream.pointee.avail_out = uInt(Self.chunkSize)
+                let code = CLupineZlib.inflate(stream, Z_NO_FLUSH)
+                let produced = Self.chunkSize - Int(stream.pointee.avail_out)
+                stream.pointee.next_out = nil
+                stream.pointee.avail_out = 0
                 if produced > 0 {
-                    output.append(contentsOf: chunk[..<produced])
+                    output.append(chunk, count: produced)
                     inflatedBytes += produced
                     if inflatedBytes > receivedBytes * ratioLimit {
                         throw NIOHTTPDecompression.DecompressionError.limit
