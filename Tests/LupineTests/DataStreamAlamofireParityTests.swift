@@ -178,22 +178,57 @@ private final class StreamLog<Success: Sendable>: Sendable {
         #expect(completion.current?.error?.isExplicitlyCancelledError == false)
     }
 
-    /// The whole body (one byte) has arrived when the handler cancels: the request is still
-    /// cancelled, as its completion waits for its handlers.
+    /// The whole body (one byte) has arrived when the handler cancels. As in Alamofire, the
+    /// handler runs on its own queue while the request finishes on the root queue, so the cancel
+    /// may come first (the request ends explicitly cancelled) or second (a finished request is
+    /// not cancelled again). What holds either way: the `.complete` event waits for the handler,
+    /// comes once, keeps the 200 response, and its error is the request's final one.
     @Test(arguments: [false, true])
-    func cancellingFromTheHandlerOfTheLastChunkEndsExplicitlyCancelled(byToken: Bool) async throws {
+    func cancellingFromTheHandlerOfTheLastChunkEndsInTheRequestsFinalState(byToken: Bool) async throws {
         let server = try await testServer()
         let log = StreamLog<Data>("data")
+        let handlerReturned = Locked(false)
 
-        AF.streamRequest(server.url("/bytes/1")).responseStream { stream in
+        let request = AF.streamRequest(server.url("/bytes/1")).responseStream { stream in
+            if stream.completion != nil {
+                #expect(handlerReturned.current, "the .complete event went out before the chunk's handler returned")
+            }
             log.record(stream)
             if stream.value != nil {
                 if byToken { stream.token.cancel() } else { stream.cancel() }
+                handlerReturned.withValue { $0 = true }
             }
         }
 
         #expect(await waitUntil { log.isComplete })
         #expect(log.values.current.count == 1)
+        let completion = try #require(log.completion.current)
+        #expect(completion.response?.statusCode == 200)
+        #expect(request.isFinished || request.isCancelled)
+        #expect((completion.error?.isExplicitlyCancelledError ?? false) == request.isCancelled,
+                "\(String(describing: completion.error)), cancelled: \(request.isCancelled)")
+        if !request.isCancelled { #expect(completion.error == nil) }
+    }
+
+    /// A body still arriving when a chunk's handler cancels: the request ends explicitly
+    /// cancelled, whichever way the handler cancels.
+    @Test(arguments: [false, true])
+    func cancellingFromAChunkHandlerWhileTheBodyArrivesEndsExplicitlyCancelled(byToken: Bool) async throws {
+        let server = try await testServer()
+        let log = StreamLog<Data>("data")
+        let cancelled = Locked(false)
+
+        let request = AF.streamRequest(server.url("/drip?numbytes=20&duration=4")).responseStream { stream in
+            log.record(stream)
+            if stream.value != nil, !cancelled.current {
+                cancelled.withValue { $0 = true }
+                if byToken { stream.token.cancel() } else { stream.cancel() }
+            }
+        }
+
+        #expect(await waitUntil { log.isComplete })
+        #expect(request.isCancelled)
+        #expect(log.values.current.count < 20)
         let error = log.completion.current?.error
         #expect(error?.isExplicitlyCancelledError == true, "\(String(describing: error))")
     }
