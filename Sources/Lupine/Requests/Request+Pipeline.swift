@@ -281,9 +281,53 @@ extension Request {
         // hand-off, and a network round trip has left the caller time to chain its handlers and
         // validators. A URLProtocol class or the cache answers at once: queued, as Alamofire would.
         if usedNetwork, let runner = session?.rootQueueRunner {
+            if handOverCompletion(completion) { return }
             runner.runForTransport(self, completion) { $0.completeTransfer($1) }
         } else if let runner = session?.rootQueueRunner {
             runner.async { self.completeTransfer(completion) }
+        } else {
+            underlyingQueue.async { self.completeTransfer(completion) }
+        }
+    }
+
+    /// Hands the end of the exchange to a task that awaits the response, if one offered to run
+    /// it: waking it now, before the validators, the monitors and the serializers run, costs the
+    /// transport's thread less than waking it after them. False when no task takes it.
+    private func handOverCompletion(_ completion: TransferCompletion) -> Bool {
+        let taker = mutableState.withLock { state -> (any CompletionTaker)? in
+            guard let taker = state.completionTaker else { return nil }
+            state.completionTaker = nil
+            state.handedOverCompletion = completion
+            return taker
+        }
+        guard let taker else { return false }
+        if taker.wakeToRunCompletion() { return true }
+        // Nobody waits any more: the end is taken back, unless it was taken meanwhile.
+        return mutableState.withLock { state in
+            defer { state.handedOverCompletion = nil }
+            return state.handedOverCompletion == nil
+        }
+    }
+
+    /// Offers `taker`, a task about to wait for the response, to run the end of the exchange.
+    func offerToRunCompletion(_ taker: any CompletionTaker) {
+        mutableState.withLock { state in
+            // Once finishing, no exchange ends to hand over, and nothing would let the offer go.
+            guard state.completionTaker == nil, !state.machine.hasBegunFinishing else { return }
+            state.completionTaker = taker
+        }
+    }
+
+    /// Runs the end of the exchange handed over to the calling task, on the root queue (on this
+    /// thread when it is free).
+    func runHandedOverCompletion() {
+        let completion = mutableState.withLock { state -> TransferCompletion? in
+            defer { state.handedOverCompletion = nil }
+            return state.handedOverCompletion
+        }
+        guard let completion else { return }
+        if let runner = session?.rootQueueRunner {
+            runner.run(self, completion) { $0.completeTransfer($1) }
         } else {
             underlyingQueue.async { self.completeTransfer(completion) }
         }
@@ -420,7 +464,13 @@ extension Request {
 
     /// Ends the request: records `error`, reports it, and runs the response serializers.
     func finish(error: AFError? = nil) {
-        let shouldFinish = mutableState.withLock { $0.machine.beginFinishing(error: error) }
+        let shouldFinish = mutableState.withLock { state in
+            guard state.machine.beginFinishing(error: error) else { return false }
+            // No exchange ends after this: a task's offer to run its end goes (it holds the task's
+            // handler, which holds the request).
+            state.completionTaker = nil
+            return true
+        }
         guard shouldFinish else { return }
         attemptTaskDidEndWithoutExchange()
         notify(.didFinish, about: self as Request) { $0.requestDidFinish($1) }

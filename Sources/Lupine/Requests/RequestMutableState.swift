@@ -40,4 +40,9 @@ struct RequestMutableState {
     var urlRequestHandler: (queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)?
     /// Called once when the request is finished (serializers drained); used by async streams.
     var finishHandlers: [@Sendable () -> Void] = []
+
+    /// A task awaiting the response that offered to run the end of the exchange itself, and the
+    /// end handed to it (see `Request.handOverCompletion(_:)`).
+    var completionTaker: (any CompletionTaker)?
+    var handedOverCompletion: Request.TransferCompletion?
 }

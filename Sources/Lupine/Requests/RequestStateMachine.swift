@@ -121,6 +121,14 @@ struct RequestStateMachine {
         return false
     }
 
+    /// Finishing or done: no exchange of the request ends any more.
+    var hasBegunFinishing: Bool {
+        switch phase {
+        case .finishing, .done: true
+        case .idle, .preparing, .waitingForResume, .exchanging, .deciding, .waitingToRetry: false
+        }
+    }
+
     var timeline: Timeline {
         let attempt = attempt
         return Timeline(requestStartTime: startTime, requestSentTime: attempt?.sentTime, initialResponseTime: attempt?.firstByteTime,

@@ -9,12 +9,19 @@ import Synchronization
 /// its awaiter), and the request only started once the task ran.
 ///
 /// The box is the awaited `ResponseHandler` itself (its superclass), so that an async request
-/// allocates one object for its handler and its result, not two. Unchecked: a non-final class
+/// allocates one object for its handler and its result, not two.
+///
+/// An awaiting task may also be woken before the response exists, to run the end of the
+/// request's exchange itself (`wakeOneAwaiter()`): the validators, the monitors and the
+/// serializers then run from its thread, on the root queue, and the transport's thread wakes it
+/// as soon as the bytes are in, instead of after all of that. Unchecked: a non-final class
 /// cannot be checked `Sendable`; all its state is behind `state`'s lock.
 @usableFromInline
 class PendingResponse<Response: Sendable>: @unchecked Sendable {
     private enum State {
-        case waiting(SmallList<UnsafeContinuation<Response, Never>>)
+        /// The awaiting tasks; each is resumed with the response, or with nil to run the end of
+        /// the exchange handed to it (`wakeToRunCompletion`) and then look again.
+        case waiting(SmallList<UnsafeContinuation<Response?, Never>>)
         case arrived(Response)
     }
 
@@ -24,7 +31,7 @@ class PendingResponse<Response: Sendable>: @unchecked Sendable {
     @_specialize(exported: false, kind: full, where Response == DataResponse<Data, AFError>)
     @_specialize(exported: false, kind: full, where Response == DataResponse<String, AFError>)
     func fulfil(_ response: Response) {
-        let waiters = state.withLock { state -> SmallList<UnsafeContinuation<Response, Never>>? in
+        let waiters = state.withLock { state -> SmallList<UnsafeContinuation<Response?, Never>>? in
             guard case let .waiting(waiters) = state else { return nil }
             state = .arrived(response)
             return waiters
@@ -35,26 +42,54 @@ class PendingResponse<Response: Sendable>: @unchecked Sendable {
         waiters?.forEach { $0.resume(returning: response) }
     }
 
+    /// Wakes one awaiting task to run the end of the exchange on its own thread; false when no
+    /// task awaits.
+    func wakeOneAwaiter() -> Bool {
+        let waiter = state.withLock { state -> UnsafeContinuation<Response?, Never>? in
+            guard case var .waiting(waiters) = state, let taken = waiters.last else { return nil }
+            waiters.removeLast()
+            state = .waiting(waiters)
+            return taken
+        }
+        guard let waiter else { return false }
+        waiter.resume(returning: nil)
+        return true
+    }
+
     /// The response, once it has arrived.
     @usableFromInline
     var value: Response {
         get async {
-            if let arrived = arrivedResponse { return arrived }
-            return await withUnsafeContinuation { continuation in
-                let arrived = state.withLock { state -> Response? in
-                    switch state {
-                    case let .arrived(response):
-                        return response
-                    case var .waiting(waiters):
-                        waiters.append(continuation)
-                        state = .waiting(waiters)
-                        return nil
+            while true {
+                if let arrived = arrivedResponse { return arrived }
+                let result: Response? = await withUnsafeContinuation { continuation in
+                    let arrived = state.withLock { state -> Response? in
+                        switch state {
+                        case let .arrived(response):
+                            return response
+                        case var .waiting(waiters):
+                            waiters.append(continuation)
+                            state = .waiting(waiters)
+                            return nil
+                        }
+                    }
+                    if let arrived {
+                        continuation.resume(returning: arrived)
+                    } else {
+                        awaiterDidSuspend()
                     }
                 }
-                if let arrived { continuation.resume(returning: arrived) }
+                if let result { return result }
+                runHandedOverWork()
             }
         }
     }
+
+    /// An awaiter is waiting: a subclass may offer it to run the end of the exchange.
+    func awaiterDidSuspend() {}
+
+    /// An awaiter was woken to run the end of the exchange.
+    func runHandedOverWork() {}
 
     /// The response if it has arrived; copies nothing while it has not.
     private var arrivedResponse: Response? {

@@ -11,7 +11,7 @@ import Synchronization
 /// Restated `@unchecked Sendable` of its superclass: its own stored properties are `Sendable` or
 /// behind `outcome`'s lock.
 final class ResponseHandler<Reading: ResponseReading>: PendingResponse<Reading.Response>, ResponseHandlerStep,
-    DeferredRootQueueWork, @unchecked Sendable {
+    DeferredRootQueueWork, CompletionTaker, @unchecked Sendable {
     private let request: Reading.Owner
     private let reading: Reading
     private let delivery: ResponseDelivery<Reading.Response>
@@ -111,6 +111,20 @@ final class ResponseHandler<Reading: ResponseReading>: PendingResponse<Reading.R
     func runAfterRootQueueWork() {
         guard case .awaited = delivery, let response = deliveredResponse() else { return }
         fulfil(response)
+    }
+
+    // MARK: Running the end of the exchange on the awaiting task
+
+    override func awaiterDidSuspend() {
+        request.offerToRunCompletion(self)
+    }
+
+    override func runHandedOverWork() {
+        request.runHandedOverCompletion()
+    }
+
+    func wakeToRunCompletion() -> Bool {
+        wakeOneAwaiter()
     }
 
     @_specialize(exported: false, kind: full, where Reading == DataResponseReading<DataResponseSerializer>)

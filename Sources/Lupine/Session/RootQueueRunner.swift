@@ -109,6 +109,17 @@ final class RootQueueRunner: Sendable {
         }
     }
 
+    /// `run(_:)` for work on `subject` and `payload` that captures nothing else: no closure is
+    /// made unless the work has to be queued.
+    func run<Subject: AnyObject & Sendable, Payload: Sendable>(_ subject: Subject, _ payload: Payload,
+                                                               _ work: @escaping @Sendable (Subject, Payload) -> Void) {
+        if isCurrent {
+            work(subject, payload)
+        } else if !runSynchronouslyIfIdle({ work(subject, payload) }) {
+            async { work(subject, payload) }
+        }
+    }
+
     /// Runs `work`, which a transport's event asks for, on the root queue: on this thread when
     /// nothing of Lupine's waits there, else queued. Queued too when the event comes from inside
     /// root-queue work (a transport that reports from inside `execute`): the work that started the
