@@ -136,6 +136,11 @@ import Testing
         #expect(HTTPCacheRules.invalidatesStoredResponse(method: "DELETE", statusCode: 204))
         #expect(!HTTPCacheRules.invalidatesStoredResponse(method: "POST", statusCode: 500))
         #expect(!HTTPCacheRules.invalidatesStoredResponse(method: "GET", statusCode: 200))
+        // Methods are compared without regard to case, as before; PATCH and custom ones are unsafe.
+        #expect(!HTTPCacheRules.invalidatesStoredResponse(method: "head", statusCode: 200))
+        #expect(!HTTPCacheRules.invalidatesStoredResponse(method: "Options", statusCode: 204))
+        #expect(HTTPCacheRules.invalidatesStoredResponse(method: "patch", statusCode: 200))
+        #expect(HTTPCacheRules.invalidatesStoredResponse(method: "PURGE", statusCode: 200))
     }
 
     // MARK: 304

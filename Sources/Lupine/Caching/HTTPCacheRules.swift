@@ -232,10 +232,12 @@ enum HTTPCacheRules {
 
     /// Whether a response to an unsafe method invalidates what is stored for its URL (section 4.4).
     static func invalidatesStoredResponse(method: String, statusCode: Int) -> Bool {
-        (200..<400).contains(statusCode) && !safeMethods.contains(method.uppercased())
+        // Compared in place: uppercasing the method and hashing it cost every response an
+        // allocation on the transport's thread.
+        (200..<400).contains(statusCode) && !safeMethods.contains { method.lupineEqualsIgnoringASCIICase($0) }
     }
 
-    private static let safeMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE"]
+    private static let safeMethods = ["GET", "HEAD", "OPTIONS", "TRACE"]
 
     // MARK: Header access
 

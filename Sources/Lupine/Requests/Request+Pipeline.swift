@@ -174,9 +174,9 @@ extension Request {
         // root queue as the response completed, two more context switches on every POST. A file
         // to remove is left to the root queue, off the transport's thread, queued before the
         // completion of the request.
-        guard let httpCache = session.httpCache, let url = urlRequest.url,
+        guard let httpCache = session.httpCache,
               HTTPCacheRules.invalidatesStoredResponse(method: urlRequest.httpMethod ?? "GET", statusCode: head.statusCode),
-              !httpCache.invalidateWithoutTouchingFiles(url)
+              let url = urlRequest.url, !httpCache.invalidateWithoutTouchingFiles(url)
         else { return }
         underlyingQueue.async { session.invalidateCachedResponse(after: head, for: urlRequest) }
     }
