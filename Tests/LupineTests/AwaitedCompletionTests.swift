@@ -98,6 +98,27 @@ import Testing
         withExtendedLifetime(session) {}
     }
 
+    /// A closure handler gets its response even while the task awaiting the same request cannot
+    /// run: the end of the exchange is handed to the awaiting task only when every handler of
+    /// the request is awaited.
+    @Test func aClosureHandlerDoesNotWaitForABlockedAwaitingTask() async throws {
+        let server = try await testServer()
+        let session = Session()
+        let executor = BlockableExecutor()
+        let handled = Locked(false)
+        let request = session.request(server.url("/delay/1"))
+        request.response { _ in handled.withValue { $0 = true } }
+        let waiting = Task(executorPreference: executor) { await request.serializingData().response }
+        #expect(await waitUntil { request.performedRequests.isEmpty == false })
+        executor.block()
+        defer { executor.unblock() }
+
+        #expect(await waitUntil(timeout: 10) { handled.current })
+        executor.unblock()
+        #expect(await waiting.value.error == nil)
+        withExtendedLifetime(session) {}
+    }
+
     /// A task cancelled while its request is on the network still gets the request's end: the
     /// request is cancelled and released.
     @Test func cancellingTheAwaitingTaskEndsAndReleasesTheRequest() async throws {
@@ -126,5 +147,32 @@ private struct RecordingSerializer: ResponseSerializer {
         sawIt()
         if let error { throw error }
         return data ?? Data()
+    }
+}
+
+/// Runs jobs on a serial queue that a test can hold up.
+private final class BlockableExecutor: TaskExecutor, @unchecked Sendable {
+    private let queue = DispatchQueue(label: "awaited.blockable")
+    private let gate = DispatchSemaphore(value: 0)
+    private let isBlocked = Locked(false)
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+
+    /// Holds the queue until `unblock()`.
+    func block() {
+        isBlocked.withValue { $0 = true }
+        queue.async { self.gate.wait() }
+    }
+
+    /// Lets the queue go on; once only per `block()`.
+    func unblock() {
+        let wasBlocked = isBlocked.withValue { blocked -> Bool in
+            defer { blocked = false }
+            return blocked
+        }
+        if wasBlocked { gate.signal() }
     }
 }

@@ -293,9 +293,16 @@ extension Request {
     /// Hands the end of the exchange to a task that awaits the response, if one offered to run
     /// it: waking it now, before the validators, the monitors and the serializers run, costs the
     /// transport's thread less than waking it after them. False when no task takes it.
+    ///
+    /// Only when every handler of the request is awaited: a closure handler gets its response
+    /// from the transport's thread as before, so that it never waits for a task that cannot run
+    /// (a caller blocking the concurrency pool's threads until that handler is called).
     private func handOverCompletion(_ completion: TransferCompletion) -> Bool {
         let taker = mutableState.withLock { state -> (any CompletionTaker)? in
             guard let taker = state.completionTaker else { return nil }
+            var everyHandlerIsAwaited = true
+            state.responseSerializers.forEach { if !$0.isAwaited { everyHandlerIsAwaited = false } }
+            guard everyHandlerIsAwaited else { return nil }
             state.completionTaker = nil
             state.handedOverCompletion = completion
             return taker

@@ -8,6 +8,8 @@ protocol ResponseHandlerStep: AnyObject, Sendable {
     func run()
     /// Hands the result to the caller, after every handler of the request has run.
     func deliver()
+    /// Whether a task awaits the result (`serializing...`) rather than a closure on a queue.
+    var isAwaited: Bool { get }
 }
 
 /// A handler in a request's queue of response handlers, or its completion once it has run: an
@@ -23,6 +25,12 @@ enum QueuedResponseHandler: Sendable {
         case let .step(step): step.run()
         case let .closure(closure): closure()
         }
+    }
+
+    /// Whether a task awaits this handler's result.
+    var isAwaited: Bool {
+        if case let .step(step) = self { return step.isAwaited }
+        return false
     }
 
     /// Delivers the handler's result (a closure handler's completion).

@@ -115,6 +115,11 @@ final class ResponseHandler<Reading: ResponseReading>: PendingResponse<Reading.R
 
     // MARK: Running the end of the exchange on the awaiting task
 
+    var isAwaited: Bool {
+        if case .awaited = delivery { return true }
+        return false
+    }
+
     override func awaiterDidSuspend() {
         request.offerToRunCompletion(self)
     }
