@@ -298,7 +298,7 @@ extension Request {
     /// from the transport's thread as before, so that it never waits for a task that cannot run
     /// (a caller blocking the concurrency pool's threads until that handler is called).
     private func handOverCompletion(_ completion: TransferCompletion) -> Bool {
-        let taker = mutableState.withLock { state -> (any CompletionTaker)? in
+        let taker = mutableState.withLock { state -> (any ResponseHandlerStep)? in
             guard let taker = state.completionTaker else { return nil }
             var everyHandlerIsAwaited = true
             state.responseSerializers.forEach { if !$0.isAwaited { everyHandlerIsAwaited = false } }
@@ -308,7 +308,7 @@ extension Request {
             return taker
         }
         guard let taker else { return false }
-        if taker.wakeToRunCompletion() { return true }
+        if taker.wakeOneAwaiter() { return true }
         // Nobody waits any more: the end is taken back, unless it was taken meanwhile.
         return mutableState.withLock { state in
             defer { state.handedOverCompletion = nil }
@@ -316,8 +316,9 @@ extension Request {
         }
     }
 
-    /// Offers `taker`, a task about to wait for the response, to run the end of the exchange.
-    func offerToRunCompletion(_ taker: any CompletionTaker) {
+    /// Offers `taker`, a handler whose task is about to wait for the response, to run the end of
+    /// the exchange.
+    func offerToRunCompletion(_ taker: any ResponseHandlerStep) {
         mutableState.withLock { state in
             // Once finishing, no exchange ends to hand over, and nothing would let the offer go.
             guard state.completionTaker == nil, !state.machine.hasBegunFinishing else { return }

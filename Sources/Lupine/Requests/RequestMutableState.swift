@@ -43,6 +43,6 @@ struct RequestMutableState {
 
     /// A task awaiting the response that offered to run the end of the exchange itself, and the
     /// end handed to it (see `Request.handOverCompletion(_:)`).
-    var completionTaker: (any CompletionTaker)?
+    var completionTaker: (any ResponseHandlerStep)?
     var handedOverCompletion: Request.TransferCompletion?
 }

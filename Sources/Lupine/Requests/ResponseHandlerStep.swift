@@ -10,6 +10,9 @@ protocol ResponseHandlerStep: AnyObject, Sendable {
     func deliver()
     /// Whether a task awaits the result (`serializing...`) rather than a closure on a queue.
     var isAwaited: Bool { get }
+    /// Wakes one task awaiting the result to run the end of the request's exchange itself
+    /// (`Request.offerToRunCompletion(_:)`); false when no task awaits.
+    func wakeOneAwaiter() -> Bool
 }
 
 /// A handler in a request's queue of response handlers, or its completion once it has run: an

@@ -20,7 +20,7 @@ import Synchronization
 class PendingResponse<Response: Sendable>: @unchecked Sendable {
     private enum State {
         /// The awaiting tasks; each is resumed with the response, or with nil to run the end of
-        /// the exchange handed to it (`wakeToRunCompletion`) and then look again.
+        /// the exchange handed to it (`wakeOneAwaiter()`) and then look again.
         case waiting(SmallList<UnsafeContinuation<Response?, Never>>)
         case arrived(Response)
     }

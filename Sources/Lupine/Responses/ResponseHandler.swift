@@ -11,7 +11,7 @@ import Synchronization
 /// Restated `@unchecked Sendable` of its superclass: its own stored properties are `Sendable` or
 /// behind `outcome`'s lock.
 final class ResponseHandler<Reading: ResponseReading>: PendingResponse<Reading.Response>, ResponseHandlerStep,
-    DeferredRootQueueWork, CompletionTaker, @unchecked Sendable {
+    DeferredRootQueueWork, @unchecked Sendable {
     private let request: Reading.Owner
     private let reading: Reading
     private let delivery: ResponseDelivery<Reading.Response>
@@ -126,10 +126,6 @@ final class ResponseHandler<Reading: ResponseReading>: PendingResponse<Reading.R
 
     override func runHandedOverWork() {
         request.runHandedOverCompletion()
-    }
-
-    func wakeToRunCompletion() -> Bool {
-        wakeOneAwaiter()
     }
 
     @_specialize(exported: false, kind: full, where Reading == DataResponseReading<DataResponseSerializer>)
