@@ -308,9 +308,12 @@ extension Request {
             return taker
         }
         guard let taker else { return false }
-        // From an event loop, the notifications of the end may wait for the caller's next request.
-        if let runner = session?.rootQueueRunner { runner.carriedEvents.armSweep(deliveringWith: runner) }
-        if taker.wakeOneAwaiter() { return true }
+        if taker.wakeOneAwaiter() {
+            // From an event loop, the notifications of the end may wait for the caller's next
+            // request. Armed once the task is woken, off its way: it has the end to run first.
+            if let runner = session?.rootQueueRunner { runner.carriedEvents.armSweep(deliveringWith: runner) }
+            return true
+        }
         // Nobody waits any more: the end is taken back, unless it was taken meanwhile.
         return mutableState.withLock { state in
             defer { state.handedOverCompletion = nil }

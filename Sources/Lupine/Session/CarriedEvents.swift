@@ -17,11 +17,12 @@ import Synchronization
 ///
 /// With no further root-queue work, the sweep posts them: armed from the event loop that handed
 /// the end of the exchange over (a timer there costs no wake-up), it checks every
-/// `sweepInterval`, and when nothing delivered the carried events since it last looked, queues
+/// `sweepInterval` (4 ms), and when nothing delivered the carried events since it last looked, queues
 /// their delivery on the root queue. A notification so waits at most about two intervals.
 final class CarriedEvents: Sendable {
-    /// How often the sweep looks.
-    static let sweepInterval = TimeAmount.milliseconds(2)
+    /// How often the sweep looks. Each look re-arms the event loop's timer (a system call of a
+    /// few microseconds there), so not much more often than this.
+    static let sweepInterval = TimeAmount.milliseconds(4)
 
     private struct State {
         var mailboxes: [EventMailbox] = []
