@@ -30,11 +30,7 @@ public final class CompositeEventMonitor: EventMonitor {
         self.rootQueueRunner = rootQueueRunner
         mailboxes = monitors.map { monitor in
             let memberQueue = monitor.queue.resolvingLupineDefault(to: defaultMemberQueue)
-            // Notifications wait for the end of the root-queue work that posts them (see
-            // `CarriedEvents`); other monitors, which may read the request as the event happens,
-            // are told at once.
-            return EventMailbox(queue: memberQueue, rootQueueRunner: memberQueue === defaultMemberQueue ? rootQueueRunner : nil,
-                                holdsUntilWorkEnds: monitor is AlamofireNotifications)
+            return EventMailbox(queue: memberQueue, rootQueueRunner: memberQueue === defaultMemberQueue ? rootQueueRunner : nil)
         }
         audiences = monitors.map(TaskEventAudience.init)
     }

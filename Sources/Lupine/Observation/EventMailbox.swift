@@ -12,15 +12,9 @@ import NIOConcurrencyHelpers
 /// A mailbox on a queue that targets the Session's root queue (the default queue of monitors on
 /// Linux) delivers an event at once when it is posted from the root queue with nothing pending:
 /// the event then runs where it would have run, in the same order, without a wake-up.
-///
-/// A mailbox that `holdsUntilWorkEnds` (AlamofireNotifications') does not deliver at once from
-/// inside the runner's counted work: it holds the event, and the runner drains it when that work
-/// ends (`RootQueueRunner.drainWhenWorkEnds(_:)`), or carries it further (`CarriedEvents`). Events
-/// posted meanwhile queue behind it, in order.
 final class EventMailbox: Sendable {
     let queue: DispatchQueue
     private let rootQueueRunner: RootQueueRunner?
-    private let holdsUntilWorkEnds: Bool
     private let state = NIOLockedValueBox(State())
 
     private struct State {
@@ -28,13 +22,10 @@ final class EventMailbox: Sendable {
         var isDrainScheduled = false
     }
 
-    /// - Parameters:
-    ///   - rootQueueRunner: Given when `queue` targets that runner's root queue.
-    ///   - holdsUntilWorkEnds: Whether events posted from the runner's counted work wait for its end.
-    init(queue: DispatchQueue, rootQueueRunner: RootQueueRunner? = nil, holdsUntilWorkEnds: Bool = false) {
+    /// - Parameter rootQueueRunner: Given when `queue` targets that runner's root queue.
+    init(queue: DispatchQueue, rootQueueRunner: RootQueueRunner? = nil) {
         self.queue = queue
         self.rootQueueRunner = rootQueueRunner
-        self.holdsUntilWorkEnds = holdsUntilWorkEnds && rootQueueRunner != nil
     }
 
     /// Runs `deliver(payload)` on `queue` after every event posted before it.
@@ -53,27 +44,9 @@ final class EventMailbox: Sendable {
     /// drain of this mailbox can run meanwhile (it needs the root queue too), so with nothing
     /// pending or scheduled it is. A post from another thread after this answer comes after the
     /// event in order, as it would have.
-    ///
-    /// A mailbox that holds its events answers false from inside counted work: the first event
-    /// held there makes the drain owed to the end of that work.
     func runsAtOnce() -> Bool {
-        guard let rootQueueRunner, rootQueueRunner.isCurrent else { return false }
-        guard holdsUntilWorkEnds, rootQueueRunner.runsCountedWorkOnThisThread else {
-            return state.withLockedValue { !$0.isDrainScheduled }
-        }
-        let holds = state.withLockedValue { state -> Bool in
-            guard !state.isDrainScheduled else { return false }
-            state.isDrainScheduled = true
-            return true
-        }
-        if holds { rootQueueRunner.drainWhenWorkEnds(self) }
-        return false
-    }
-
-    /// Delivers the events held for the runner (see `runsAtOnce()`), and those queued behind them.
-    /// On the root queue.
-    func drainHeld() {
-        drain()
+        guard rootQueueRunner?.isCurrent ?? false else { return false }
+        return state.withLockedValue { !$0.isDrainScheduled }
     }
 
     private func enqueue(_ event: @escaping @Sendable () -> Void) {

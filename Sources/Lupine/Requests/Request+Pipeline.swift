@@ -308,12 +308,7 @@ extension Request {
             return taker
         }
         guard let taker else { return false }
-        if taker.wakeOneAwaiter() {
-            // From an event loop, the notifications of the end may wait for the caller's next
-            // request. Armed once the task is woken, off its way: it has the end to run first.
-            if let runner = session?.rootQueueRunner { runner.carriedEvents.armSweep(deliveringWith: runner) }
-            return true
-        }
+        if taker.wakeOneAwaiter() { return true }
         // Nobody waits any more: the end is taken back, unless it was taken meanwhile.
         return mutableState.withLock { state in
             defer { state.handedOverCompletion = nil }
@@ -340,12 +335,7 @@ extension Request {
         }
         guard let completion else { return }
         if let runner = session?.rootQueueRunner {
-            runner.run(self, completion) { request, completion in
-                // Its notifications are posted, and the request let go, once the caller's next
-                // root-queue work ends, off the way back to the awaiting task (`CarriedEvents`).
-                request.session?.rootQueueRunner.carryHeldEventsPastThisWork(retaining: request)
-                request.completeTransfer(completion)
-            }
+            runner.run(self, completion) { $0.completeTransfer($1) }
         } else {
             underlyingQueue.async { self.completeTransfer(completion) }
         }

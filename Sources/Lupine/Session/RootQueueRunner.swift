@@ -38,16 +38,6 @@ final class RootQueueRunner: Sendable {
     private let workingThread = Atomic<UInt>(0)
     /// What that work asked to run once it is over (see `afterCurrentWork(_:)`).
     private let deferred = Mutex(DeferredWorkList())
-    /// The mailboxes holding events until that work ends, and whether they are carried past it.
-    private let held = Mutex(HeldEvents())
-    /// Events carried past the work that posted them, until the next work ends.
-    let carriedEvents = CarriedEvents()
-
-    private struct HeldEvents {
-        var mailboxes: [EventMailbox] = []
-        /// Set by `carryHeldEventsPastThisWork(retaining:)`.
-        var carrying: (any AnyObject & Sendable)?
-    }
 
     /// - Parameter queue: The Session's serial root queue; it is marked as this runner's.
     init(queue: DispatchQueue) {
@@ -88,52 +78,14 @@ final class RootQueueRunner: Sendable {
         }
     }
 
-    /// Whether the calling thread runs counted work now (not only work on the root queue).
-    var runsCountedWorkOnThisThread: Bool {
-        workingThread.load(ordering: .acquiring) == Self.currentThread()
-    }
-
-    /// Has `mailbox` (which holds events and owes a drain) drained when the counted work running on
-    /// this thread ends, still on the root queue. The caller checked `runsCountedWorkOnThisThread`.
-    func drainWhenWorkEnds(_ mailbox: EventMailbox) {
-        held.withLock { $0.mailboxes.append(mailbox) }
-    }
-
-    /// Carries the events held by the counted work running on this thread past its end, to the end
-    /// of the next work (see `CarriedEvents`), with `object` kept until then; only while the
-    /// sweep is armed, else they are posted when this work ends, as usual.
-    func carryHeldEventsPastThisWork(retaining object: any AnyObject & Sendable) {
-        guard runsCountedWorkOnThisThread else { return }
-        held.withLock { $0.carrying = object }
-    }
-
     /// Runs counted work; returns the work it deferred, to run once it is no longer counted.
     private func perform(_ work: () -> Void) -> DeferredWorkList {
         workingThread.store(Self.currentThread(), ordering: .releasing)
         work()
-        deliverHeldEvents()
         workingThread.store(0, ordering: .releasing)
         return deferred.withLock { list in
             defer { list = DeferredWorkList() }
             return list
-        }
-    }
-
-    /// At the end of counted work, still on the root queue: the events carried from earlier work
-    /// first, then those this work held (and those their delivery held in turn), unless this work
-    /// carries them on.
-    private func deliverHeldEvents() {
-        var isFirstRound = true
-        while true {
-            let (mailboxes, carrying) = held.withLock { held in
-                defer { held = HeldEvents() }
-                return (held.mailboxes, held.carrying)
-            }
-            if isFirstRound, let carrying, carriedEvents.accept(mailboxes, retaining: carrying) { return }
-            isFirstRound = false
-            carriedEvents.deliver()
-            guard !mailboxes.isEmpty else { return }
-            for mailbox in mailboxes { mailbox.drainHeld() }
         }
     }
 
