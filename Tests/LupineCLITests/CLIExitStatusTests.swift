@@ -21,14 +21,22 @@ extension CLITests {
             #expect(result.errors.isEmpty, "a closed pipe is no error to report: \(result.errors)")
         }
 
+        @Test func demoRunsItsTourAndEndsWithStatus0() async throws {
+            let result = try await CLIProcess.run(["demo"])
+            #expect(result.status == 0)
+            #expect(result.output.hasPrefix("Lupine \(AFInfo.version) demo"))
+            #expect(result.errors.isEmpty)
+        }
+
+        /// The reader is gone before the demo writes: with `head -1` as the reader, the whole tour
+        /// (2 KiB) could fit in the pipe's buffer before a slow `head` exited, and the demo then
+        /// rightly ended with 0 (seen once under load).
         @Test func demoIntoAClosedPipeEndsQuietlyWithStatus23() async throws {
             let result = try await CLIProcess.shell(#"""
-                "$LUPINE" demo | head -1
+                "$LUPINE" demo | :
                 echo "lupine exited with ${PIPESTATUS[0]}"
                 """#)
-            let lines = result.output.split(separator: "\n")
-            #expect(lines.first?.hasPrefix("Lupine \(AFInfo.version) demo") == true)
-            #expect(lines.last == "lupine exited with 23")
+            #expect(result.output == "lupine exited with 23\n")
             #expect(result.errors.isEmpty)
         }
 
