@@ -56,17 +56,8 @@ import Testing
     /// end awaits the second attempt, and gets its response.
     @Test func aRetriedAttemptComesBackToTheAwaitingTask() async throws {
         let server = try await testServer()
-        let attempts = Locked(0)
-        let adapter = Adapter { request, _, completion in
-            var request = request
-            if attempts.increment() == 1 { request.url = URL(string: server.url("/status/503")) }
-            completion(.success(request))
-        }
-        let retrier = Retrier { request, _, _, completion in
-            completion(request.retryCount == 0 ? .retry : .doNotRetry)
-        }
         let session = Session()
-        let request = session.request(server.url("/bytes/10"), interceptor: Interceptor(adapter: adapter, retrier: retrier))
+        let request = session.request(server.url("/bytes/10"), interceptor: firstAttemptFailsInterceptor(on: server))
 
         let response = await request.validate().serializingData().response
 

@@ -47,17 +47,8 @@ import Testing
 
     @Test func retrierRetriesOnceThenTheRequestSucceeds() async throws {
         let server = try await testServer()
-        let attempts = Locked(0)
         // The first attempt goes to a 503, the second to /get.
-        let adapter = Adapter { request, _, completion in
-            var request = request
-            if attempts.increment() == 1 { request.url = URL(string: server.url("/status/503")) }
-            completion(.success(request))
-        }
-        let retrier = Retrier { request, _, _, completion in
-            completion(request.retryCount == 0 ? .retry : .doNotRetry)
-        }
-        let request = AF.request(server.url("/get"), interceptor: Interceptor(adapter: adapter, retrier: retrier))
+        let request = AF.request(server.url("/get"), interceptor: firstAttemptFailsInterceptor(on: server))
         let response = await request.validate().serializingData().response
         #expect(response.error == nil)
         #expect(request.retryCount == 1)
