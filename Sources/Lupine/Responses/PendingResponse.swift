@@ -44,6 +44,8 @@ class PendingResponse<Response: Sendable>: @unchecked Sendable {
 
     /// Wakes one awaiting task to run the end of the exchange on its own thread; false when no
     /// task awaits.
+    @_specialize(exported: false, kind: full, where Response == DataResponse<Data, AFError>)
+    @_specialize(exported: false, kind: full, where Response == DataResponse<String, AFError>)
     func wakeOneAwaiter() -> Bool {
         let waiter = state.withLock { state -> UnsafeContinuation<Response?, Never>? in
             guard case var .waiting(waiters) = state, let taken = waiters.last else { return nil }
@@ -59,6 +61,10 @@ class PendingResponse<Response: Sendable>: @unchecked Sendable {
     /// The response, once it has arrived.
     @usableFromInline
     var value: Response {
+        // Specialized like `fulfil(_:)`: the awaiting task otherwise looks up the metadata of
+        // the generic response and its optional on every await.
+        @_specialize(exported: false, kind: full, where Response == DataResponse<Data, AFError>)
+        @_specialize(exported: false, kind: full, where Response == DataResponse<String, AFError>)
         get async {
             while true {
                 if let arrived = arrivedResponse { return arrived }
@@ -93,9 +99,13 @@ class PendingResponse<Response: Sendable>: @unchecked Sendable {
 
     /// The response if it has arrived; copies nothing while it has not.
     private var arrivedResponse: Response? {
-        state.withLock { state in
-            guard case let .arrived(response) = state else { return nil }
-            return response
+        @_specialize(exported: false, kind: full, where Response == DataResponse<Data, AFError>)
+        @_specialize(exported: false, kind: full, where Response == DataResponse<String, AFError>)
+        get {
+            state.withLock { state in
+                guard case let .arrived(response) = state else { return nil }
+                return response
+            }
         }
     }
 }
