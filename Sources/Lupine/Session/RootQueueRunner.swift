@@ -51,6 +51,21 @@ final class RootQueueRunner: Sendable {
         DispatchQueue.getSpecific(key: Self.key) === marker
     }
 
+    /// Where the calling thread stands, from one look-up of the queue-specific value.
+    private enum Place {
+        /// On this root queue (or a queue targeting it).
+        case onRootQueue
+        /// On another Session's root queue: never entered synchronously from there.
+        case onAnotherRootQueue
+        /// On no Session's root queue.
+        case outside
+    }
+
+    private var place: Place {
+        guard let found = DispatchQueue.getSpecific(key: Self.key) else { return .outside }
+        return found === marker ? .onRootQueue : .onAnotherRootQueue
+    }
+
     /// Runs `work` on the root queue after the work already there.
     func async(_ work: @escaping @Sendable () -> Void) {
         async(on: queue, work)
@@ -92,20 +107,20 @@ final class RootQueueRunner: Sendable {
     /// Runs `work` on the root queue: at once when already there, on this thread when nothing of
     /// Lupine's waits there, else queued.
     func run(_ work: @escaping @Sendable () -> Void) {
-        if isCurrent {
-            work()
-        } else if !runSynchronouslyIfIdle(work) {
-            async(work)
+        switch place {
+        case .onRootQueue: work()
+        case .outside where runSynchronouslyIfIdle(work): break
+        case .outside, .onAnotherRootQueue: async(work)
         }
     }
 
     /// `run(_:)` for work on `subject` that captures nothing else: no closure is made unless the
     /// work has to be queued.
     func run<Subject: AnyObject & Sendable>(_ subject: Subject, _ work: @escaping @Sendable (Subject) -> Void) {
-        if isCurrent {
-            work(subject)
-        } else if !runSynchronouslyIfIdle({ work(subject) }) {
-            async { work(subject) }
+        switch place {
+        case .onRootQueue: work(subject)
+        case .outside where runSynchronouslyIfIdle({ work(subject) }): break
+        case .outside, .onAnotherRootQueue: async { work(subject) }
         }
     }
 
@@ -113,10 +128,10 @@ final class RootQueueRunner: Sendable {
     /// made unless the work has to be queued.
     func run<Subject: AnyObject & Sendable, Payload: Sendable>(_ subject: Subject, _ payload: Payload,
                                                                _ work: @escaping @Sendable (Subject, Payload) -> Void) {
-        if isCurrent {
-            work(subject, payload)
-        } else if !runSynchronouslyIfIdle({ work(subject, payload) }) {
-            async { work(subject, payload) }
+        switch place {
+        case .onRootQueue: work(subject, payload)
+        case .outside where runSynchronouslyIfIdle({ work(subject, payload) }): break
+        case .outside, .onAnotherRootQueue: async { work(subject, payload) }
         }
     }
 
@@ -125,8 +140,9 @@ final class RootQueueRunner: Sendable {
     /// root-queue work (a transport that reports from inside `execute`): the work that started the
     /// exchange finishes first, as it would with the event coming from another thread.
     func runForTransport(_ work: @escaping @Sendable () -> Void) {
-        if isCurrent || !runSynchronouslyIfIdle(work) {
+        guard place == .outside, runSynchronouslyIfIdle(work) else {
             async(work)
+            return
         }
     }
 
@@ -134,15 +150,17 @@ final class RootQueueRunner: Sendable {
     /// closure is made unless the work has to be queued.
     func runForTransport<Subject: AnyObject & Sendable, Payload: Sendable>(_ subject: Subject, _ payload: Payload,
                                                                            _ work: @escaping @Sendable (Subject, Payload) -> Void) {
-        if isCurrent || !runSynchronouslyIfIdle({ work(subject, payload) }) {
+        guard place == .outside, runSynchronouslyIfIdle({ work(subject, payload) }) else {
             async { work(subject, payload) }
+            return
         }
     }
 
+    /// Runs `work` inside `queue.sync` when nothing of Lupine's waits on the root queue. Called
+    /// only from outside every Session's root queue (`Place.outside`): two Sessions entering each
+    /// other's root queue synchronously could each wait for the other.
     private func runSynchronouslyIfIdle(_ work: () -> Void) -> Bool {
-        // Never from inside another Session's root-queue work: two Sessions entering each other's
-        // root queue synchronously could each wait for the other.
-        guard mayRunSynchronously, DispatchQueue.getSpecific(key: Self.key) == nil,
+        guard mayRunSynchronously,
               outstanding.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged
         else { return false }
         // The deferred actions run once the root queue is left, not while it is held. The
