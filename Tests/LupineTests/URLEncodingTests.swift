@@ -18,6 +18,13 @@ import Testing
         #expect(encoded.httpBody == nil)
     }
 
+    /// `request(...)` passes `URLEncoding.default` as an `any ParameterEncoding` on every call:
+    /// a value of three words or less is stored in the existential itself, a larger one is boxed
+    /// on the heap (an allocation per request).
+    @Test func urlEncodingFitsInAnExistentialWithoutABox() {
+        #expect(MemoryLayout<URLEncoding>.size <= 3 * MemoryLayout<Int>.size)
+    }
+
     @Test func nilParametersLeaveTheRequestUnchanged() throws {
         let request = try Self.request("https://example.com/?q=1", method: .post)
 
