@@ -14,9 +14,10 @@ extension Session: RequestDelegate {
 
     /// Starts the setup of `request` (called on its first resume in lazy mode).
     public func readyToPerform(request: Request) {
-        onRootQueue {
+        // No closure is made unless the setup has to be queued (one allocation per request).
+        rootQueueRunner.run(self, request) { session, request in
             guard request.beginSetup() else { return }
-            self.setUp(request)
+            session.setUp(request)
         }
     }
 
