@@ -150,6 +150,17 @@ import Testing
         #expect(Self.receivedHeaders(request.data)?["X-Session"] == "yes")
     }
 
+    /// The engine keeps a connection's `Host` value after its first exchange: the requests that
+    /// reuse the connection name the server as the first did.
+    @Test func everyRequestOnAReusedConnectionNamesTheServerInHost() async throws {
+        let server = try await testServer()
+        let session = Session()
+        for _ in 0..<3 {
+            let received = Self.receivedHeaders(await session.request(server.url("/headers")).serializingData().response.data)
+            #expect(received?.first { $0.key.lowercased() == "host" }?.value == "127.0.0.1:\(server.port)")
+        }
+    }
+
     /// The header fields `/headers` says it received.
     static func receivedHeaders(_ body: Data?) -> [String: String]? {
         guard let body, let json = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return nil }

@@ -94,6 +94,8 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let decompressionRatioLimit: Int
     /// Decodes the current response's body when it declares gzip or deflate.
     private var inflater: ResponseBodyInflater?
+    /// The `Host` value of the connection's key, made for its first exchange, not for each.
+    private var knownHostField: (key: ConnectionKey, value: String)?
 
     /// - Parameter decompressionRatioLimit: Largest decompressed/received ratio of a gzip or
     ///   deflate response body (the engine configuration's, 200 by default).
@@ -259,7 +261,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         armIdleTimer(by: now + idleTimeout)
         exchangeDeadline = request.deadline.map { now + .lupineSeconds($0.timeIntervalSinceNow) }
         if let exchangeDeadline { armDeadlineTimer(by: exchangeDeadline) }
-        let head = RequestHead.make(for: request, key: exchange.key, upgrade: exchange.upgrade)
+        let head = RequestHead.make(for: request, key: exchange.key, hostField: hostField(for: exchange.key), upgrade: exchange.upgrade)
         requestWantsClose = head.headers[canonicalForm: "connection"].contains { $0.lupineEqualsIgnoringASCIICase("close") }
         declaredBodyLength = Self.declaredBodyLength(in: head.headers)
         switch request.body {
@@ -285,6 +287,13 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             streamBody(of: exchange) { try await nextChunk().map { ByteBuffer(data: $0) } }
         }
         context.read()
+    }
+
+    private func hostField(for key: ConnectionKey) -> String {
+        if let knownHostField, knownHostField.key == key { return knownHostField.value }
+        let value = RequestHead.hostField(for: key)
+        knownHostField = (key, value)
+        return value
     }
 
     // MARK: Request body

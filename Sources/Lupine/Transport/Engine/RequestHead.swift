@@ -7,13 +7,16 @@ enum RequestHead {
     /// The head: the request target from the URL's encoded path and query (the whole URL in
     /// absolute form for an HTTP proxy), the request's fields as given, plus `Host` and body
     /// framing when the request does not set them, and `Proxy-Authorization` for the proxy.
-    static func make(for request: TransportRequest, key: ConnectionKey, upgrade: (any ProtocolUpgrade)? = nil) -> HTTPRequestHead {
+    /// - Parameter hostField: `hostField(for: key)`, when the caller keeps it for its connection.
+    static func make(for request: TransportRequest, key: ConnectionKey, hostField knownHostField: String? = nil,
+                     upgrade: (any ProtocolUpgrade)? = nil) -> HTTPRequestHead {
+        let hostValue = knownHostField ?? Self.hostField(for: key)
         let url = request.url
         var target = url.path(percentEncoded: true)
         if target.isEmpty { target = "/" }
         if let query = url.query(percentEncoded: true) { target += "?" + query }
         if key.sendsAbsoluteForm {
-            target = "\(key.usesTLS ? "https" : "http")://\(hostField(for: key))" + target
+            target = "\(key.usesTLS ? "https" : "http")://\(hostValue)" + target
         }
         var headers = NIOHTTP1.HTTPHeaders()
         headers.reserveCapacity(request.headerFields.count + 4)
@@ -27,7 +30,7 @@ enum RequestHead {
                 || field.name.lupineEqualsIgnoringASCIICase("Transfer-Encoding") { hasFraming = true }
             headers.add(name: field.name, value: field.value)
         }
-        if !hasHost { headers.add(name: "Host", value: hostField(for: key)) }
+        if !hasHost { headers.add(name: "Host", value: hostValue) }
         if !hasFraming {
             if let body = request.body {
                 if let length = body.knownLength {
