@@ -36,8 +36,9 @@ extension Session {
         guard let scheme = url.scheme?.lowercased(), schemes.isEmpty || schemes.contains(scheme) else {
             throw Self.failure(.unsupportedURL, url: url)
         }
-        // A URLProtocol class may answer a URL without a host (`data:`, a custom scheme).
-        guard schemes.isEmpty || !(url.host ?? "").isEmpty else { throw Self.failure(.badURL, url: url) }
+        // A URLProtocol class may answer a URL without a host (`data:`, a custom scheme). The
+        // host as written: empty or not alike, without the percent-decoding of `host`.
+        guard schemes.isEmpty || !(url.host(percentEncoded: true) ?? "").isEmpty else { throw Self.failure(.badURL, url: url) }
         // One array, sorted in place, with room for the cookie and the conditional fields.
         var headerFields: [HTTPHeader] = []
         headerFields.reserveCapacity(sentFields.count + conditionalHeaders.count + 1)
