@@ -200,6 +200,18 @@ import Testing
         #expect(next.data == "hello")
     }
 
+    /// The declared length is read past the spaces a field value may carry around it: a body
+    /// of another length is still refused before anything is sent.
+    @Test func aDeclaredLengthWrittenWithSpacesStillBindsTheBody() async throws {
+        let server = try await testServer()
+        let path = "/anything/spaced-\(UUID().uuidString.prefix(8))"
+        var urlRequest = try URLRequest(url: server.url(path), method: .post)
+        urlRequest.headers.add(name: "Content-Length", value: " 5 ")
+        let failed = await AF.upload(Data("abcdefghij".utf8), with: urlRequest).serializingData().response
+        #expect(failed.error?.isSessionTaskError == true)
+        #expect(server.hits(for: path) == 0)
+    }
+
     @Test(arguments: ["abcdefghij", "abc"])
     func aDataBodyNotOfItsDeclaredLengthIsNotSent(body: String) async throws {
         let server = try await testServer()

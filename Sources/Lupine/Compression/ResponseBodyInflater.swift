@@ -39,7 +39,7 @@ final class ResponseBodyInflater {
     /// Whether the first coding listed is gzip or deflate (the codings SwiftNIO decodes).
     static func isDecoded(_ contentEncoding: String) -> Bool {
         let first = contentEncoding.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        let coding = first.trimmingCharacters(in: .whitespaces)
+        let coding = first.lupineTrimmingASCIIWhitespace()
         return coding.lupineEqualsIgnoringASCIICase("gzip") || coding.lupineEqualsIgnoringASCIICase("deflate")
     }
 

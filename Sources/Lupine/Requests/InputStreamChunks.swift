@@ -23,7 +23,7 @@ final class InputStreamChunks: Sendable {
     /// of unknown length otherwise.
     func transportBody(for urlRequest: URLRequest) -> TransportRequestBody {
         let length = urlRequest.value(forHTTPHeaderField: "Content-Length")
-            .flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+            .flatMap { Int64($0.lupineTrimmingASCIIWhitespace()) }
             .flatMap { $0 >= 0 ? $0 : nil }
         return .stream(length: length) { try self.next() }
     }

@@ -340,7 +340,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The `Content-Length` of `headers`, unless the body is sent chunked.
     private static func declaredBodyLength(in headers: NIOHTTP1.HTTPHeaders) -> Int64? {
         guard !headers.contains(name: "transfer-encoding"), let field = headers.first(name: "content-length") else { return nil }
-        return Int64(field.trimmingCharacters(in: .whitespaces))
+        return Int64(field.lupineTrimmingASCIIWhitespace())
     }
 
     /// Ends a streamed body: the chunked terminator, if any, is the request's last byte.
