@@ -229,6 +229,13 @@ import Testing
         #expect(try Self.form(value, with: URLEncodedFormEncoder(spaceEncoding: .plusReplaced)) == "a+key=a+value%2B")
     }
 
+    @Test func everySpaceIsEncodedAtTheEdgesAndInRuns() throws {
+        let value = [" k": "  v  w "]
+
+        #expect(try Self.form(value) == "%20k=%20%20v%20%20w%20")
+        #expect(try Self.form(value, with: URLEncodedFormEncoder(spaceEncoding: .plusReplaced)) == "+k=++v++w+")
+    }
+
     @Test func allowedCharactersControlEscaping() throws {
         let value = ["k": "a/b?c:d[e]"]
         let encoder = URLEncodedFormEncoder()

@@ -211,10 +211,14 @@ extension URLEncodedFormEncoder {
         case plusReplaced
 
         func encode(_ string: String) -> String {
-            switch self {
-            case .percentEscaped: string.replacingOccurrences(of: " ", with: "%20")
-            case .plusReplaced: string.replacingOccurrences(of: " ", with: "+")
+            // Most keys and values hold no space: they are returned as they are. The others are
+            // rebuilt in Swift; `replacingOccurrences` bridges through NSString on Linux.
+            guard string.utf8.contains(UInt8(ascii: " ")) else { return string }
+            let replacement = switch self {
+            case .percentEscaped: "%20"
+            case .plusReplaced: "+"
             }
+            return string.split(separator: " ", omittingEmptySubsequences: false).joined(separator: replacement)
         }
     }
 }
