@@ -31,6 +31,25 @@ import Testing
         #expect(response.error == nil)
     }
 
+    /// The Accept header is split at its commas as Alamofire splits it (`components(separatedBy:)`):
+    /// the types are matched without their spaces and parameters, and reported as written (sorted,
+    /// as Alamofire sorts them in the error).
+    @Test func defaultValidationReadsEveryTypeOfTheAcceptHeader() async throws {
+        stub("/json", contentType: "application/json", body: "{}")
+        let accepted = await session.request(host.url("/json"), headers: ["Accept": "text/html, application/json;q=0.9"])
+            .validate().serializingData().response
+        #expect(accepted.error == nil)
+
+        let refused = await session.request(host.url("/json"), headers: ["Accept": "text/html, text/plain,"])
+            .validate().serializingData().response
+        guard case let .responseValidationFailed(reason: .unacceptableContentType(acceptable, actual))? = refused.error else {
+            Issue.record("expected unacceptableContentType, got \(String(describing: refused.error))")
+            return
+        }
+        #expect(acceptable == ["", " text/plain", "text/html"])
+        #expect(actual == "application/json")
+    }
+
     @Test func contentTypeMismatchReportsBothSides() async throws {
         stub("/xml", contentType: "application/xml", body: "<a/>")
         let response = await session.request(host.url("/xml")).validate(contentType: ["application/json"]).serializingData().response

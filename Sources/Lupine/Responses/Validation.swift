@@ -56,7 +56,8 @@ enum ResponseValidation {
 
     static func acceptableContentTypes(for request: URLRequest?) -> [String] {
         guard let accept = request?.value(forHTTPHeaderField: "Accept") else { return acceptsEverything }
-        return accept.components(separatedBy: ",")
+        // As `components(separatedBy: ",")`, empty pieces kept, without its NSString bridge on Linux.
+        return accept.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
     }
 
     static func statusCode<S: Sequence>(_ response: HTTPURLResponse, acceptable: S) -> Request.ValidationResult where S.Iterator.Element == Int {
