@@ -37,6 +37,15 @@ import Testing
         #expect(cookie.isHTTPOnly)
     }
 
+    /// RFC 6265 trims spaces and tabs (WSP) around the name, the value and each attribute.
+    @Test func setCookieTrimsTabsLikeSpaces() throws {
+        let cookie = try #require(SetCookie("\tid\t=\tv 1\t;\tPath\t=\t/a\t;\tSecure\t"))
+        #expect(cookie.name == "id")
+        #expect(cookie.value == "v 1")
+        #expect(cookie.path == "/a")
+        #expect(cookie.isSecure)
+    }
+
     @Test func malformedLinesAndAttributesAreIgnored() {
         #expect(SetCookie("novalue") == nil)
         #expect(SetCookie("=value") == nil)

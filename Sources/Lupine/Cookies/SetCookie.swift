@@ -20,19 +20,21 @@ struct SetCookie: Equatable {
     /// The cookie a `Set-Cookie` field value describes; nil for a line a user agent ignores
     /// (no "=" in the name-value pair, or an empty name).
     init?(_ line: String) {
+        // Trimmed of spaces and tabs (RFC 6265's WSP) in Swift: Foundation's trimmingCharacters
+        // bridges through NSString on Linux, five times per cookie.
         let parts = line.split(separator: ";", omittingEmptySubsequences: false)
         guard let pair = parts.first, let equals = pair.firstIndex(of: "=") else { return nil }
-        name = pair[..<equals].trimmingCharacters(in: .whitespaces)
-        value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        name = String(pair[..<equals].lupineTrimmingASCIIWhitespace())
+        value = String(pair[pair.index(after: equals)...].lupineTrimmingASCIIWhitespace())
         guard !name.isEmpty else { return nil }
         for attribute in parts.dropFirst() {
             let key: String
             let argument: String
             if let equals = attribute.firstIndex(of: "=") {
-                key = attribute[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
-                argument = attribute[attribute.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+                key = attribute[..<equals].lupineTrimmingASCIIWhitespace().lowercased()
+                argument = String(attribute[attribute.index(after: equals)...].lupineTrimmingASCIIWhitespace())
             } else {
-                key = attribute.trimmingCharacters(in: .whitespaces).lowercased()
+                key = attribute.lupineTrimmingASCIIWhitespace().lowercased()
                 argument = ""
             }
             apply(key, argument)
