@@ -168,8 +168,11 @@ public struct URLEncoding: ParameterEncoding {
     /// - Parameter string: The string to escape.
     /// - Returns: The escaped string, or `string` itself if escaping fails.
     public func escape(_ string: String) -> String {
-        string.addingPercentEncoding(withAllowedCharacters: .afURLQueryAllowed) ?? string
+        Self.queryEscaper.escape(string) ?? string
     }
+
+    /// `escape(_:)`'s escaper: `.afURLQueryAllowed`'s ASCII table, made once.
+    private static let queryEscaper = PercentEscaper(allowing: .afURLQueryAllowed)
 
     private func query(_ parameters: Parameters) -> String {
         parameters.sorted { $0.key < $1.key }
