@@ -10,6 +10,9 @@ import Testing
         ("urlQueryAllowed", .urlQueryAllowed),
         ("alphanumerics", .alphanumerics),
         ("empty", CharacterSet()),
+        // URLEncodedFormEncoder adds the space to whatever set it is given.
+        ("urlPathAllowed and space", CharacterSet.urlPathAllowed.union(CharacterSet(charactersIn: " "))),
+        ("afURLQueryAllowed and space", CharacterSet.afURLQueryAllowed.union(CharacterSet(charactersIn: " "))),
     ]
 
     @Test func everyASCIICharacterAndPairIsEscapedAsFoundationEscapesIt() {
