@@ -11,8 +11,8 @@ struct URLEncodedFormSerializer {
     let keyEncoding: URLEncodedFormEncoder.KeyEncoding
     let keyPathEncoding: URLEncodedFormEncoder.KeyPathEncoding
     let spaceEncoding: URLEncodedFormEncoder.SpaceEncoding
-    /// The caller's allowed characters plus the space, which ``spaceEncoding`` writes afterwards.
-    /// Escapes with the allowed characters and the space, which `spaceEncoding` writes after.
+    /// Escapes with the caller's allowed characters plus the space, which ``spaceEncoding`` writes
+    /// afterwards.
     private let escaper: PercentEscaper
 
     init(alphabetizeKeyValuePairs: Bool,

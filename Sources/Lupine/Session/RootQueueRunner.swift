@@ -48,7 +48,7 @@ final class RootQueueRunner: Sendable {
 
     /// Whether the calling thread runs on the root queue (or a queue targeting it) right now.
     var isCurrent: Bool {
-        DispatchQueue.getSpecific(key: Self.key) === marker
+        place == .onRootQueue
     }
 
     /// Where the calling thread stands, from one look-up of the queue-specific value.

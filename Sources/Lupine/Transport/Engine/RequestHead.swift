@@ -7,10 +7,9 @@ enum RequestHead {
     /// The head: the request target from the URL's encoded path and query (the whole URL in
     /// absolute form for an HTTP proxy), the request's fields as given, plus `Host` and body
     /// framing when the request does not set them, and `Proxy-Authorization` for the proxy.
-    /// - Parameter hostField: `hostField(for: key)`, when the caller keeps it for its connection.
-    static func make(for request: TransportRequest, key: ConnectionKey, hostField knownHostField: String? = nil,
+    /// - Parameter hostValue: `hostField(for: key)`, which the caller keeps for its connection.
+    static func make(for request: TransportRequest, key: ConnectionKey, hostField hostValue: String,
                      upgrade: (any ProtocolUpgrade)? = nil) -> HTTPRequestHead {
-        let hostValue = knownHostField ?? Self.hostField(for: key)
         let url = request.url
         var target = url.path(percentEncoded: true)
         if target.isEmpty { target = "/" }
