@@ -51,12 +51,12 @@ let package = Package(
             name: "Lupine",
             dependencies: [
                 "CLupineZlib",
+                "CLupineCodecs",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                 .product(name: "NIOSOCKS", package: "swift-nio-extras"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
@@ -77,10 +77,18 @@ let package = Package(
             name: "CLupineZlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // Brotli and zstd, opened at run time with dlopen through declarations of our own: building
+        // needs neither library's headers, and a process without a library neither advertises nor
+        // decodes its coding (see the "Content codings" article).
+        .target(
+            name: "CLupineCodecs",
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
+        ),
         .target(
             name: "LupineTestServer",
             dependencies: [
                 "CLupineZlib",
+                "CLupineCodecs",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

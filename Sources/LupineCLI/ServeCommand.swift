@@ -9,7 +9,8 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             The first line printed is the server's base URL. Endpoints include /get /post /put /patch \
             /delete /anything /status/N /headers /bytes/N /stream/N /delay/N /redirect/N \
-            /redirect-to?url= /gzip /deflate /basic-auth/USER/PASSWORD /cookies /response-headers \
+            /redirect-to?url= /gzip /deflate /brotli /zstd /encoded?codings=gzip,br /basic-auth/USER/PASSWORD \
+            /cookies /response-headers \
             /json /xml and /fault/NAME.
             """
     )

@@ -185,8 +185,8 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
         case .drip(let schedule, let status):
             startDrip(schedule, status: status, Self.chunked(exchange), context: context)
-        case .gzipBomb(let mebibytes):
-            sendGzipBomb(mebibytes: mebibytes, exchange, context: context)
+        case let .compressionBomb(bomb):
+            sendCompressionBomb(bomb, exchange, context: context)
         case .fault(let fault):
             perform(fault, exchange, context: context)
         }
@@ -385,11 +385,11 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    // MARK: Gzip bomb
+    // MARK: Compression bomb
 
-    private func sendGzipBomb(mebibytes: Int, _ exchange: Exchange, context: ChannelHandlerContext) {
+    private func sendCompressionBomb(_ bomb: CompressionBomb, _ exchange: Exchange, context: ChannelHandlerContext) {
         let body = context.eventLoop.makeFutureWithTask {
-            try await GzipBombCache.shared.body(mebibytes: mebibytes)
+            try await CompressionBombCache.shared.body(bomb)
         }
         body.assumeIsolated().whenComplete { result in
             guard case .responding = self.state else { return }
@@ -397,11 +397,11 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             case .success(let body):
                 let headers: HTTPHeaders = [
                     "Content-Type": "application/octet-stream",
-                    "Content-Encoding": "gzip",
+                    "Content-Encoding": bomb.coding.rawValue,
                 ]
                 self.sendComplete(TestResponse(headers: headers, body: body), exchange, context: context)
             case .failure(let error):
-                self.sendComplete(.error(.internalServerError, "gzip bomb failed: \(error)"), exchange, context: context)
+                self.sendComplete(.error(.internalServerError, "\(bomb.coding.rawValue) bomb failed: \(error)"), exchange, context: context)
             }
         }
     }

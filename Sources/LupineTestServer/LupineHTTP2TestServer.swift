@@ -10,7 +10,7 @@ import Synchronization
 /// `/delay/...`, `/status/...`, `/gzip`...), with an `x-stream-id` header.
 ///
 /// `/h2/reset-mid-body` sends a head announcing 64 KiB and 1 KiB of it, then resets the stream
-/// (RST_STREAM with CANCEL). `/gzip-bomb` is served too.
+/// (RST_STREAM with CANCEL). The compression bombs (`/gzip-bomb`...) are served too.
 public final class LupineHTTP2TestServer: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
@@ -146,15 +146,15 @@ final class HTTP2StreamResponder: ChannelInboundHandler {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         case let .delayed(delay, next):
             context.eventLoop.assumeIsolated().scheduleTask(in: delay) { self.perform(next, context: context) }
-        case let .gzipBomb(mebibytes):
+        case let .compressionBomb(bomb):
             let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
             Task {
-                let body = try? await GzipBombCache.shared.body(mebibytes: mebibytes)
+                let body = try? await CompressionBombCache.shared.body(bomb)
                 bound.eventLoop.execute {
                     let (responder, context) = bound.value
                     var response = TestResponse(status: body == nil ? .internalServerError : .ok,
                                                 headers: ["content-type": "application/octet-stream"], body: body ?? ByteBuffer())
-                    if body != nil { response.headers.add(name: "content-encoding", value: "gzip") }
+                    if body != nil { response.headers.add(name: "content-encoding", value: bomb.coding.rawValue) }
                     responder.perform(.response(response), context: context)
                 }
             }

@@ -15,8 +15,8 @@ indirect enum ResponsePlan {
     case drip(DripSchedule, status: HTTPResponseStatus)
     /// Wait, then carry out another plan.
     case delayed(TimeAmount, ResponsePlan)
-    /// Send a gzip body that inflates to this many MiB of zeros.
-    case gzipBomb(mebibytes: Int)
+    /// Send a body that decodes to many MiB of zeros.
+    case compressionBomb(CompressionBomb)
     /// Misbehave on the socket.
     case fault(Fault)
 }

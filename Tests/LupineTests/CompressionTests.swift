@@ -41,7 +41,7 @@ import Testing
         let response = await AF.request(server.url("/gzip")).serializingDecodable(CompressedEcho.self).response
 
         let acceptEncoding = response.value?.headers.first { $0.key.lowercased() == "accept-encoding" }?.value
-        #expect(acceptEncoding == "gzip;q=1.0, deflate;q=0.9")
+        #expect(acceptEncoding == "br;q=1.0, zstd;q=0.9, gzip;q=0.8, deflate;q=0.7")
     }
 
     @Test func bodyThatIsNotTheAnnouncedGzipFailsWithCannotDecodeContentData() async throws {

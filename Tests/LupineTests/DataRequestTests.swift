@@ -12,7 +12,7 @@ import Testing
         #expect(echo.args["n"] == .string("2"))
         #expect(echo.method == "GET")
         #expect(echo.header("User-Agent")?.hasSuffix("Lupine/\(AFInfo.version)") == true)
-        #expect(echo.header("Accept-Encoding") == "gzip;q=1.0, deflate;q=0.9")
+        #expect(echo.header("Accept-Encoding") == "br;q=1.0, zstd;q=0.9, gzip;q=0.8, deflate;q=0.7")
     }
 
     @Test func completionHandlerRunsWithoutMainQueueOnLinux() async throws {

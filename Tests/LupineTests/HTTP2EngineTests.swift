@@ -87,15 +87,18 @@ import Testing
         #expect(response.response?.value(forHTTPHeaderField: "Transfer-Encoding") == nil)
     }
 
-    @Test func gzipBodyIsDecodedOnAStreamAndABombFails() async throws {
+    /// Each coding (the route and its bomb): decoded on a stream as on an HTTP/1.1 connection.
+    @Test(arguments: [("/gzip", "/gzip-bomb"), ("/brotli", "/brotli-bomb"), ("/zstd", "/zstd-bomb"),
+                      ("/encoded?codings=gzip,br", "/deflate-bomb")])
+    func encodedBodyIsDecodedOnAStreamAndABombFails(_ route: String, bombRoute: String) async throws {
         let server = try await server()
         let session = try session()
-        let gzip = await session.request(server.url("/gzip")).serializingData().response
-        let bomb = await session.request(server.url("/gzip-bomb?size=64")).serializingData().response
+        let encoded = await session.request(server.url(route)).serializingData().response
+        let bomb = await session.request(server.url("\(bombRoute)?size=64")).serializingData().response
         try await server.shutdown()
 
-        #expect(gzip.error == nil)
-        #expect(gzip.data.flatMap { try? JSONSerialization.jsonObject(with: $0) } != nil)
+        #expect(encoded.error == nil)
+        #expect(encoded.data.flatMap { try? JSONSerialization.jsonObject(with: $0) } != nil)
         #expect(bomb.error?.sessionTaskURLErrorCode == .cannotDecodeContentData)
     }
 }

@@ -141,8 +141,12 @@ import Testing
         #expect(Array(HTTPHeaders.default) == [.defaultAcceptEncoding, .defaultAcceptLanguage, .defaultUserAgent])
     }
 
-    @Test func defaultAcceptEncodingAdvertisesOnlyGzipAndDeflate() {
-        #expect(HTTPHeader.defaultAcceptEncoding == HTTPHeader(name: "Accept-Encoding", value: "gzip;q=1.0, deflate;q=0.9"))
+    /// Alamofire's `br;q=1.0, gzip;q=0.9, deflate;q=0.8`, with zstd after br: every coding Lupine
+    /// decodes, and only those (libbrotlidec and libzstd are in every Linux process that has
+    /// FoundationNetworking, through libcurl).
+    @Test func defaultAcceptEncodingListsTheDecodedCodingsWithQualityValues() {
+        #expect(HTTPHeader.defaultAcceptEncoding
+            == HTTPHeader(name: "Accept-Encoding", value: "br;q=1.0, zstd;q=0.9, gzip;q=0.8, deflate;q=0.7"))
     }
 
     @Test func defaultAcceptLanguageQualityEncodesTheFirstSixPreferredLanguages() {

@@ -2,7 +2,7 @@ import CLupineZlib
 import Foundation
 
 /// One-shot zlib (RFC 1950) compression of a body held in memory, through the system zlib that
-/// NIOHTTPCompression already links for response decoding.
+/// also decodes gzip and deflate responses (`ZlibContentDecoder`).
 enum ZlibDeflate {
     /// zlib's failure code.
     struct Failure: Error, Equatable {

@@ -11,12 +11,14 @@ extension HTTPHeaders {
 }
 
 extension HTTPHeader {
-    /// `Accept-Encoding: gzip;q=1.0, deflate;q=0.9`.
+    /// `Accept-Encoding: br;q=1.0, zstd;q=0.9, gzip;q=0.8, deflate;q=0.7`: the codings Lupine
+    /// decodes, most preferred first, with q-values in Alamofire's style.
     ///
-    /// Only the codings Lupine decodes are advertised; `br` is left out until Lupine decodes it.
-    public static let defaultAcceptEncoding: HTTPHeader = .acceptEncoding(
-        ["gzip", "deflate"].qualityEncoded()
-    )
+    /// Brotli and zstd are decoded through libbrotlidec and libzstd, loaded when first needed; a
+    /// process without one of them leaves its coding out (without zstd the value is Alamofire's
+    /// own, `br;q=1.0, gzip;q=0.9, deflate;q=0.8`). The engine sends the same value when a request
+    /// has no `Accept-Encoding` at all. See <doc:ContentCodings>.
+    public static let defaultAcceptEncoding: HTTPHeader = .acceptEncoding(ContentDecoderRegistry.standard.acceptEncoding)
 
     /// `Accept-Language` built from the first six of `Locale.preferredLanguages`, with q-values
     /// falling by 0.1 from 1.0 (for example `en;q=1.0, fr;q=0.9`).

@@ -17,8 +17,9 @@ extension ConnectionEngine {
         public var maximumConnectionsPerHost: Int
         /// How long a kept-alive connection may stay unused before it is closed.
         public var idleConnectionTimeout: TimeInterval
-        /// Largest decompressed/compressed ratio accepted for a gzip or deflate response body
-        /// before it is treated as a decompression bomb (`URLError(.cannotDecodeContentData)`).
+        /// Largest decoded/received ratio accepted for an encoded response body (br, zstd, gzip,
+        /// deflate, or several stacked) before it is treated as a decompression bomb
+        /// (`URLError(.cannotDecodeContentData)`). `Int.max` turns the check off.
         public var decompressionRatioLimit: Int
         /// Receives connection events: opened, reused, closed, TLS handshakes, proxy tunnels.
         /// By default nothing is logged.

@@ -5,7 +5,6 @@ import FoundationNetworking
 import NIOCore
 import NIOHTTP1
 import NIOHTTP2
-import NIOHTTPCompression
 import NIOPosix
 import NIOSOCKS
 import NIOSSL
@@ -47,6 +46,8 @@ enum EngineErrors {
         case EngineError.proxyAuthenticationRequired:
             description = "The proxy answered 407 Proxy Authentication Required and no credential was accepted: "
                 + "give one with authenticate(...), the credential storage (a proxy protection space) or the proxy URL."
+        case let error as ContentDecodingError:
+            description = "The response body from \(authority) could not be decoded: \(error); the connection was closed."
         case let EngineError.proxyRefusedTunnel(status):
             description = "The proxy refused to open a tunnel to \(authority) (status \(status)); nothing was sent."
         case let EngineError.bodyLengthMismatch(declared, sent):
@@ -69,8 +70,7 @@ enum EngineErrors {
         switch error {
         case let error as URLError: return error.code
         case let error as EngineError: return code(for: error)
-        case is NIOHTTPDecompression.DecompressionError, is NIOHTTPDecompression.ExtraDecompressionError:
-            return .cannotDecodeContentData
+        case is ContentDecodingError: return .cannotDecodeContentData
         case let error as HTTPParserError:
             return error == .invalidEOFState || error == .closedConnection ? .networkConnectionLost : .badServerResponse
         // A response to no request, or one the decoder refuses (SwiftNIO's own checks).

@@ -90,15 +90,15 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// so that exchange fails with `badServerResponse` as soon as it starts, whichever came first
     /// on the event loop, the bytes or the exchange.
     private(set) var serverSpokeFirst = false
-    /// Largest decompressed/received ratio of a gzip or deflate body.
+    /// Largest decoded/received ratio of an encoded body.
     private let decompressionRatioLimit: Int
-    /// Decodes the current response's body when it declares gzip or deflate.
-    private var inflater: ResponseBodyInflater?
+    /// Decodes the current response's body when it names codings Lupine decodes.
+    private var bodyDecoder: ResponseBodyDecoder?
     /// The `Host` value of the connection's key, made for its first exchange, not for each.
     private var knownHostField: (key: ConnectionKey, value: String)?
 
-    /// - Parameter decompressionRatioLimit: Largest decompressed/received ratio of a gzip or
-    ///   deflate response body (the engine configuration's, 200 by default).
+    /// - Parameter decompressionRatioLimit: Largest decoded/received ratio of an encoded response
+    ///   body (the engine configuration's, 200 by default).
     init(clock: any EngineClock, decompressionRatioLimit: Int = 200) {
         self.clock = clock
         self.decompressionRatioLimit = decompressionRatioLimit
@@ -437,17 +437,16 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             }
             do {
-                inflater = try ResponseBodyInflater.make(contentEncoding: head.headers.first(name: "Content-Encoding"),
-                                                         ratioLimit: decompressionRatioLimit)
+                bodyDecoder = try ResponseBodyDecoder.make(for: head.headers, ratioLimit: decompressionRatioLimit)
             } catch {
                 decodingFailed(exchange, error: error)
                 return
             }
             exchange.events.transportDidReceive(exchange, head: Self.transportHead(head))
         case let .body(buffer):
-            if let inflater {
+            if let bodyDecoder {
                 do {
-                    let decoded = try inflater.inflate(buffer)
+                    let decoded = try bodyDecoder.decode(buffer)
                     if !decoded.isEmpty { exchange.events.transportDidReceive(exchange, bodyPart: decoded) }
                 } catch {
                     decodingFailed(exchange, error: error)
@@ -463,10 +462,10 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 isInformational = false
                 return
             }
-            if let inflater {
-                self.inflater = nil
+            if let bodyDecoder {
+                self.bodyDecoder = nil
                 do {
-                    try inflater.finish()
+                    try bodyDecoder.finish()
                 } catch {
                     decodingFailed(exchange, error: error)
                     return
@@ -594,7 +593,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func endExchange() {
         exchange = nil
-        inflater = nil
+        bodyDecoder = nil
         endPending = false
         exchangeDeadline = nil
         bodyTask?.cancel()

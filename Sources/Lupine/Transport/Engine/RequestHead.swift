@@ -41,8 +41,8 @@ enum RequestHead {
                 headers.add(name: "Content-Length", value: "0")
             }
         }
-        // The codings the exchange handler decodes (see `ResponseBodyInflater`).
-        if !hasAcceptEncoding { headers.add(name: "Accept-Encoding", value: "deflate, gzip") }
+        // The codings the exchange handler decodes, as `HTTPHeader.defaultAcceptEncoding` lists them.
+        if !hasAcceptEncoding { headers.add(name: "Accept-Encoding", value: ContentDecoderRegistry.standard.acceptEncoding) }
         if key.sendsAbsoluteForm, let authorization = request.proxy?.authorization {
             headers.add(name: "Proxy-Authorization", value: authorization)
         }
