@@ -23,6 +23,14 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// Whether a `DataStreamSerializer` failure cancels the request (the failure is still delivered).
     public let automaticallyCancelOnStreamError: Bool
 
+    /// Makes the body a hop sends, from the URLRequest of that hop; nil sends none. Only the
+    /// integrations of this package use it (the OpenAPI transport streams its `HTTPBody` through
+    /// it): Alamofire's stream requests send the URLRequest's own body.
+    package typealias BodySource = @Sendable (_ hopRequest: URLRequest) throws -> TransportRequestBody?
+
+    /// The body of every hop, when set; else the URLRequest's own.
+    let bodySource: BodySource?
+
     /// Hands one body part to one handler; calls `finished` once the handler is done with it.
     typealias ChunkConsumer = @Sendable (_ data: Data, _ finished: @escaping @Sendable () -> Void) -> Void
 
@@ -45,9 +53,11 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// The serial queue the async streams of `streamTask()` deliver on.
     let streamCompletionQueue: DispatchQueue
 
-    init(convertible: any URLRequestConvertible, automaticallyCancelOnStreamError: Bool, context: RequestContext) {
+    init(convertible: any URLRequestConvertible, automaticallyCancelOnStreamError: Bool, bodySource: BodySource? = nil,
+         context: RequestContext) {
         self.convertible = convertible
         self.automaticallyCancelOnStreamError = automaticallyCancelOnStreamError
+        self.bodySource = bodySource
         self.streamCompletionQueue = DispatchQueue(label: "lupine.concurrencyStreamCompletionQueue-\(context.id)")
         super.init(context: context)
     }
@@ -57,6 +67,11 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     override var usesHTTPCache: Bool { true }
 
     override var responseBodyForCache: Data? { streamState.withLockedValue { $0.cacheBody } }
+
+    override func transportBody(for urlRequest: URLRequest) throws -> TransportRequestBody? {
+        guard let bodySource else { return try super.transportBody(for: urlRequest) }
+        return try bodySource(urlRequest)
+    }
 
     // MARK: Sink
 
@@ -129,8 +144,9 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// Adds a handler: every chunk arriving from now on goes through `serialize`, then to
     /// `handler` on `queue`; once the request has finished and `handler` has had all its chunks,
     /// it gets the `.complete` event. `handler` calls its second argument once it is done with a
-    /// `.stream` event (that is what backpressure waits for).
-    func addStreamHandler<Success: Sendable, Failure: Error & Sendable>(
+    /// `.stream` event (that is what backpressure waits for). Package-wide: the OpenAPI transport
+    /// hands each chunk to its caller's body and calls `done` once the caller has taken it.
+    package func addStreamHandler<Success: Sendable, Failure: Error & Sendable>(
         on queue: DispatchQueue,
         serialize: @escaping @Sendable (Data, _ emit: @escaping @Sendable (Result<Success, Failure>) -> Void) -> Void,
         handler: @escaping @Sendable (Stream<Success, Failure>, _ done: @escaping @Sendable () -> Void) throws -> Void
