@@ -138,7 +138,8 @@ let package = Package(
                 "Lupine",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-            ]
+            ] + sanitizerDependencies,
+            swiftSettings: sanitizerSettings
         ),
         .target(
             name: "LupineServiceLifecycle",
@@ -154,6 +155,7 @@ let package = Package(
                 "LupineOpenAPI",
                 "LupineServiceLifecycle",
                 "LupineTestServer",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),

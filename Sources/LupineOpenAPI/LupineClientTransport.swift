@@ -7,10 +7,10 @@ import Lupine
 import OpenAPIRuntime
 
 /// A swift-openapi-runtime `ClientTransport` that sends each operation of a generated client
-/// through a Lupine `Session`.
+/// through a Lupine `Session`, streaming both bodies.
 ///
-/// Every operation becomes one Lupine data request, so a generated client gets what the Session
-/// gives any request: its interceptors (adapters, `RetryPolicy`, `AuthenticationInterceptor`
+/// Every operation becomes one Lupine `DataStreamRequest`, so a generated client gets what the
+/// Session gives any request: its interceptors (adapters, `RetryPolicy`, `AuthenticationInterceptor`
 /// refreshing a credential), redirects, cookies, the HTTP cache, server trust and client
 /// certificates, timeouts, and its event monitors (logging, metrics, tracing).
 ///
@@ -19,17 +19,33 @@ import OpenAPIRuntime
 ///                     transport: LupineClientTransport(session: session))
 /// ```
 ///
+/// The response is returned as soon as its head arrives. Its body yields the parts as they
+/// arrive (server-sent events, JSON Lines, a large download), carries the length when the server
+/// declared one, and can be iterated once. It is paced by the caller: a part counts as handled
+/// only once the caller's iteration has taken it, and the request stops reading the socket while
+/// about 1 MiB is waiting for the caller, so a slow reader slows the server instead of filling
+/// memory. Cancelling the task that iterates, or letting go of an unfinished body, cancels the
+/// request.
+///
+/// The request body is streamed from its `HTTPBody` as the connection takes it, never collected,
+/// with its length as `Content-Length` when known (chunked otherwise). Each attempt reads the body
+/// again: a body that can be iterated only once (`IterationBehavior.single`, such as one made
+/// from an `AsyncStream`) cannot be sent twice, so a retry or a 307/308 redirect after it was read
+/// fails with `AFError.createUploadableFailed(error: TransportError.requestBodyNotReplayable)`
+/// instead of sending a partial or empty body. Bodies made from bytes in memory are
+/// `IterationBehavior.multiple` and are retried normally.
+///
 /// A response whose status is outside `Configuration.acceptableStatusCodes` fails the request's
 /// validation, so the interceptors' retriers see it (a `RetryPolicy` retries a 503, an
-/// `AuthenticationInterceptor` refreshes after a 401); once no retrier asks for another attempt,
-/// that last response is still handed to the generated client, which decodes the documented
-/// error response or reports `.undocumented`. Failures without a response (a refused connection,
-/// a timeout, a cancellation, a server trust failure) are thrown as the request's `AFError`;
-/// the generated client wraps it in its `ClientError`.
-///
-/// Request and response bodies are held in memory: the request body is collected before the
-/// request starts (see `Configuration.maximumRequestBodyLength`), and the response body arrives
-/// whole, as for any data request.
+/// `AuthenticationInterceptor` refreshes after a 401): since they decide once its body is complete,
+/// such a response is held, its body kept in memory up to 1 MiB, until they have decided. Once no
+/// retrier asks for another attempt, that last response is handed to the generated client, which
+/// decodes the documented error response or reports `.undocumented`. A held body that grows past
+/// 1 MiB is handed to the client at once and no longer retried. Once a response was handed to the
+/// client no other attempt follows it: a transfer that fails mid-body ends the body with the
+/// request's `AFError` instead of being retried. Failures without a response (a refused
+/// connection, a timeout, a cancellation, a server trust failure) are thrown as the request's
+/// `AFError`; the generated client wraps it in its `ClientError`.
 public struct LupineClientTransport: ClientTransport {
     /// How the transport makes its requests.
     public struct Configuration: Sendable {
@@ -38,21 +54,33 @@ public struct LupineClientTransport: ClientTransport {
         /// The statuses that pass validation; the others go through the retriers first (see the
         /// type's description). nil turns validation off: no status is retried.
         public var acceptableStatusCodes: Range<Int>?
-        /// The largest request body collected, in bytes; a larger one throws before anything is sent.
-        public var maximumRequestBodyLength: Int
+        /// No longer used: request bodies are streamed, never collected.
+        @available(*, deprecated, message: "Request bodies are streamed, never collected: there is no limit to set.")
+        public var maximumRequestBodyLength: Int {
+            get { legacyMaximumRequestBodyLength }
+            set { legacyMaximumRequestBodyLength = newValue }
+        }
+
+        private var legacyMaximumRequestBodyLength = 64 * 1024 * 1024
 
         /// Creates a configuration.
         ///
         /// - Parameters:
         ///   - interceptor: Adapter and retrier for this transport's requests; nil for the Session's only.
         ///   - acceptableStatusCodes: Statuses that pass validation, `200..<300` by default.
-        ///   - maximumRequestBodyLength: The largest request body collected, 64 MiB by default.
         public init(interceptor: (any RequestInterceptor)? = nil,
-                    acceptableStatusCodes: Range<Int>? = 200..<300,
-                    maximumRequestBodyLength: Int = 64 * 1024 * 1024) {
+                    acceptableStatusCodes: Range<Int>? = 200..<300) {
             self.interceptor = interceptor
             self.acceptableStatusCodes = acceptableStatusCodes
-            self.maximumRequestBodyLength = maximumRequestBodyLength
+        }
+
+        /// Creates a configuration; `maximumRequestBodyLength` is ignored (bodies are streamed).
+        @available(*, deprecated, message: "Request bodies are streamed, never collected: drop maximumRequestBodyLength.")
+        public init(interceptor: (any RequestInterceptor)? = nil,
+                    acceptableStatusCodes: Range<Int>? = 200..<300,
+                    maximumRequestBodyLength: Int) {
+            self.init(interceptor: interceptor, acceptableStatusCodes: acceptableStatusCodes)
+            legacyMaximumRequestBodyLength = maximumRequestBodyLength
         }
     }
 
@@ -60,11 +88,17 @@ public struct LupineClientTransport: ClientTransport {
     public enum TransportError: Error, Equatable, CustomStringConvertible {
         /// The base URL and the operation's path do not make a valid URL.
         case invalidRequestURL(path: String, baseURL: URL)
+        /// A retry or a redirect would send the request body again, but its `HTTPBody` can be
+        /// iterated only once and an earlier attempt read it. Thrown wrapped in
+        /// `AFError.createUploadableFailed(error:)`.
+        case requestBodyNotReplayable
 
         public var description: String {
             switch self {
             case let .invalidRequestURL(path, baseURL):
                 "the operation path \(path) does not make a valid URL with the base URL \(baseURL.absoluteString)"
+            case .requestBodyNotReplayable:
+                "the request body can be iterated only once and an earlier attempt already sent it, so it cannot be sent again"
             }
         }
     }
@@ -84,35 +118,31 @@ public struct LupineClientTransport: ClientTransport {
         self.configuration = configuration
     }
 
-    /// Sends one operation's request and returns its response.
+    /// Sends one operation's request and returns its response as soon as its head arrives.
     ///
     /// Cancelling the calling task cancels the request.
     ///
     /// - Throws: `TransportError.invalidRequestURL` when no URL can be made; the request's
-    ///   `AFError` when no response arrived; the body's error when the request body cannot be
-    ///   collected (longer than `maximumRequestBodyLength`, or its sequence fails).
+    ///   `AFError` when no response arrived (the body's own error, when reading the request body
+    ///   failed, is wrapped in it).
     public func send(_ request: HTTPRequest,
                      body: HTTPBody?,
                      baseURL: URL,
                      operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
-        let urlRequest = try await Self.urlRequest(for: request, body: body, baseURL: baseURL,
-                                                   maximumBodyLength: configuration.maximumRequestBodyLength)
-        var dataRequest = session.request(urlRequest, interceptor: configuration.interceptor)
-        if let acceptable = configuration.acceptableStatusCodes {
-            dataRequest = dataRequest.validate(statusCode: acceptable)
-        }
-        let response = await dataRequest.serializingResponse(using: RawBodySerializer()).response
-        return try Self.result(of: response, method: request.method)
+        let urlRequest = try Self.urlRequest(for: request, baseURL: baseURL)
+        let bodySource = body.map { RequestBodySource(body: $0, method: request.method.rawValue) }
+        let streamRequest = session.streamRequest(urlRequest, body: { hop in try bodySource?.transportBody(for: hop) },
+                                                  interceptor: configuration.interceptor, shouldAutomaticallyResume: false)
+        let stream = ResponseStream(request: streamRequest, session: session, method: request.method,
+                                    acceptableStatusCodes: configuration.acceptableStatusCodes)
+        return try await stream.response()
     }
 
     // MARK: Conversions
 
     /// The URLRequest for an operation: the base URL with the operation's path (and query)
-    /// appended, its method and header fields, and its body collected.
-    static func urlRequest(for request: HTTPRequest,
-                           body: HTTPBody?,
-                           baseURL: URL,
-                           maximumBodyLength: Int) async throws -> URLRequest {
+    /// appended, its method and header fields. The body is streamed apart from it.
+    static func urlRequest(for request: HTTPRequest, baseURL: URL) throws -> URLRequest {
         let path = request.path ?? ""
         guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: true),
               let operation = URLComponents(string: path) else {
@@ -131,45 +161,6 @@ public struct LupineClientTransport: ClientTransport {
         for field in request.headerFields {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
         }
-        if let body {
-            urlRequest.httpBody = try await Data(collecting: body, upTo: maximumBodyLength)
-        }
         return urlRequest
-    }
-
-    /// The response to hand to the generated client, or the error to throw.
-    static func result(of response: DataResponse<Data, AFError>,
-                       method: HTTPRequest.Method) throws -> (HTTPResponse, HTTPBody?) {
-        switch response.result {
-        case let .success(data):
-            guard let httpResponse = response.response else { throw AFError.responseSerializationFailed(reason: .inputDataNilOrZeroLength) }
-            return convert(httpResponse, data: data, method: method)
-        case let .failure(error):
-            // A status validation rejected is still the server's answer: the retriers have seen
-            // it, and now the generated client decodes it.
-            guard case .responseValidationFailed(reason: .unacceptableStatusCode) = error,
-                  let httpResponse = response.response else { throw error }
-            return convert(httpResponse, data: response.data ?? Data(), method: method)
-        }
-    }
-
-    private static func convert(_ response: HTTPURLResponse, data: Data, method: HTTPRequest.Method) -> (HTTPResponse, HTTPBody?) {
-        var fields = HTTPFields()
-        for (key, value) in response.allHeaderFields {
-            guard let text = key as? String, let name = HTTPField.Name(text) else { continue }
-            fields.append(HTTPField(name: name, value: "\(value)"))
-        }
-        let head = HTTPResponse(status: HTTPResponse.Status(code: response.statusCode), headerFields: fields)
-        // A HEAD response has no body, whatever its Content-Length says.
-        return (head, method == .head ? nil : HTTPBody(data))
-    }
-}
-
-/// Hands the response body over as it arrived: an empty body is an empty `Data`, never an error,
-/// since the generated client knows which of its responses have a body.
-struct RawBodySerializer: DataResponseSerializerProtocol {
-    func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> Data {
-        if let error { throw error }
-        return data ?? Data()
     }
 }

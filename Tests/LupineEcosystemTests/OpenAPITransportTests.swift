@@ -195,12 +195,4 @@ struct EchoClient {
         _ = try await client(server, session: session).createGreeting(.init(name: "a"), lang: "en")
         #expect(await waitUntil { sent.current == ["POST /anything/greetings"] })
     }
-
-    @Test func aRequestBodyOverTheLimitThrowsBeforeAnythingIsSent() async throws {
-        let server = try await testServer()
-        let client = try client(server, configuration: .init(maximumRequestBodyLength: 4))
-        await #expect(throws: (any Error).self) {
-            _ = try await client.createGreeting(.init(name: "longer than four bytes"), lang: "en")
-        }
-    }
 }
