@@ -45,8 +45,12 @@ public final class LupineTestProxy: Sendable {
     ///   - password: See `user`.
     ///   - connectPorts: The ports an HTTP proxy opens `CONNECT` tunnels to (403 for others);
     ///     nil for any port.
+    ///   - loopbackDomains: Domains whose host names the proxy reaches at 127.0.0.1, as if a
+    ///     resolver answered so for each name equal to or under one of them: tests then use host
+    ///     names of their choice ("a.example.invalid", "shop.example.co.uk") against a server on
+    ///     loopback. Other names are refused, as before.
     public static func start(kind: Kind = .http, user: String? = nil, password: String? = nil,
-                             connectPorts: Set<Int>? = [443]) async throws -> LupineTestProxy {
+                             connectPorts: Set<Int>? = [443], loopbackDomains: Set<String> = []) async throws -> LupineTestProxy {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let log = ProxyLog()
         let requiredAuthorization = user.map { "Basic " + Base64.encode(Array("\($0):\(password ?? "")".utf8)) }
@@ -57,7 +61,7 @@ public final class LupineTestProxy: Sendable {
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(
                             ProxyTunnelHandler(kind: kind, requiredAuthorization: requiredAuthorization,
-                                           connectPorts: connectPorts, log: log))
+                                               connectPorts: connectPorts, loopbackDomains: loopbackDomains, log: log))
                     }
                 }
                 .bind(host: "127.0.0.1", port: 0)

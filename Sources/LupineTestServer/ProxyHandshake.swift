@@ -25,7 +25,9 @@ enum ProxyHandshake {
     /// Reads an HTTP proxy request: a `CONNECT host:port` (a tunnel, refused to a port outside
     /// `connectPorts` when that is not nil, as squid refuses CONNECT except to 443 by default) or an
     /// absolute-form request such as `GET http://host:port/path HTTP/1.1`, forwarded to the origin.
-    static func httpRequest(_ buffer: ByteBuffer, requiredAuthorization: String?, connectPorts: Set<Int>?) -> Outcome {
+    /// Host names under `loopbackDomains` are reached at 127.0.0.1 (see `loopbackAddress(for:loopbackDomains:)`).
+    static func httpRequest(_ buffer: ByteBuffer, requiredAuthorization: String?, connectPorts: Set<Int>?,
+                            loopbackDomains: Set<String> = []) -> Outcome {
         let bytes = Array(buffer.readableBytesView)
         guard let end = headEnd(in: bytes) else {
             return bytes.count > maximumHeadBytes ? .refuse(record: nil, reply: status(431, "Request Header Fields Too Large")) : .incomplete
@@ -48,23 +50,24 @@ enum ProxyHandshake {
                                                               extra: "Proxy-Authenticate: Basic realm=\"LupineTestProxy\"\r\n"))
         }
         guard method == "CONNECT" else {
-            return forward(method: method, target: target, version: requestLine[2], fields: fields, consumed: end + 4, record: record)
+            return forward(method: method, target: target, version: requestLine[2], fields: fields, consumed: end + 4,
+                           loopbackDomains: loopbackDomains, record: record)
         }
         guard let colon = target.lastIndex(of: ":"), let port = Int(target[target.index(after: colon)...]),
-              isLoopback(String(target[..<colon])) else {
+              let address = loopbackAddress(for: String(target[..<colon]), loopbackDomains: loopbackDomains) else {
             // Only loopback targets: the proxy must not reach out of the test machine.
             return .refuse(record: record(403), reply: status(403, "Forbidden"))
         }
         if let connectPorts, !connectPorts.contains(port) {
             return .refuse(record: record(403), reply: status(403, "Forbidden"))
         }
-        return .tunnel(host: String(target[..<colon]), port: port, record: record(200),
+        return .tunnel(host: address, port: port, record: record(200),
                        reply: ByteBuffer(string: "HTTP/1.1 200 Connection Established\r\n\r\n"))
     }
 
     /// An absolute-form request, rewritten for the origin.
     private static func forward(method: String, target: String, version: String, fields: [ProxyRecord.HeaderField],
-                                consumed: Int, record: (Int) -> ProxyRecord) -> Outcome {
+                                consumed: Int, loopbackDomains: Set<String>, record: (Int) -> ProxyRecord) -> Outcome {
         guard target.hasPrefix("http://") else {
             // Origin-form is for servers, not proxies.
             return .refuse(record: record(400), reply: status(400, "Bad Request"))
@@ -82,7 +85,9 @@ enum ProxyHandshake {
             host = String(authority)
             port = 80
         }
-        guard isLoopback(host) else { return .refuse(record: record(403), reply: status(403, "Forbidden")) }
+        guard let address = loopbackAddress(for: host, loopbackDomains: loopbackDomains) else {
+            return .refuse(record: record(403), reply: status(403, "Forbidden"))
+        }
         var head = "\(method) \(path) \(version)\r\n"
         for field in fields {
             let name = field.name.lowercased()
@@ -90,10 +95,10 @@ enum ProxyHandshake {
             head += "\(field.name): \(field.value)\r\n"
         }
         head += "Connection: close\r\n\r\n"
-        return .forward(host: host, port: port, record: record(200), head: ByteBuffer(string: head), consumed: consumed)
+        return .forward(host: address, port: port, record: record(200), head: ByteBuffer(string: head), consumed: consumed)
     }
 
-    static func socks(_ buffer: ByteBuffer, greeted: Bool) -> Outcome {
+    static func socks(_ buffer: ByteBuffer, greeted: Bool, loopbackDomains: Set<String> = []) -> Outcome {
         let bytes = Array(buffer.readableBytesView)
         guard bytes.count >= 2 else { return .incomplete }
         guard bytes[0] == 5 else { return .refuse(record: nil, reply: ByteBuffer()) }
@@ -123,11 +128,11 @@ enum ProxyHandshake {
         }
         let port = Int(bytes[addressEnd]) << 8 | Int(bytes[addressEnd + 1])
         let record = ProxyRecord(method: "SOCKS5", target: "\(host):\(port)", headerFields: [], status: 200)
-        guard bytes[1] == 1, isLoopback(host) else {
+        guard bytes[1] == 1, let address = loopbackAddress(for: host, loopbackDomains: loopbackDomains) else {
             // Only CONNECT to loopback targets: "connection not allowed by ruleset".
             return .refuse(record: record, reply: socksReply(2))
         }
-        return .tunnel(host: host, port: port, record: record, reply: socksReply(0))
+        return .tunnel(host: address, port: port, record: record, reply: socksReply(0))
     }
 
     private static func socksReply(_ code: UInt8) -> ByteBuffer {
@@ -147,7 +152,16 @@ enum ProxyHandshake {
         return nil
     }
 
-    private static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host.hasPrefix("127.")
+    /// Where the proxy connects for `host`: a loopback host as it is, a name equal to or under one
+    /// of `loopbackDomains` at 127.0.0.1 (as if a resolver answered so for the whole domain); nil
+    /// for any other host, which the proxy refuses: it must not reach out of the test machine.
+    private static func loopbackAddress(for host: String, loopbackDomains: Set<String>) -> String? {
+        if host == "localhost" || host.hasPrefix("127.") { return host }
+        let name = host.lowercased()
+        let routed = loopbackDomains.contains { domain in
+            let domain = domain.lowercased()
+            return name == domain || name.hasSuffix("." + domain)
+        }
+        return routed ? "127.0.0.1" : nil
     }
 }

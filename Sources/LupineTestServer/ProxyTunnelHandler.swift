@@ -16,14 +16,17 @@ final class ProxyTunnelHandler: ChannelInboundHandler {
     private let kind: LupineTestProxy.Kind
     private let requiredAuthorization: String?
     private let connectPorts: Set<Int>?
+    private let loopbackDomains: Set<String>
     private let log: ProxyLog
     private var state = State.handshake(greeted: false)
     private var received = ByteBuffer()
 
-    init(kind: LupineTestProxy.Kind, requiredAuthorization: String?, connectPorts: Set<Int>?, log: ProxyLog) {
+    init(kind: LupineTestProxy.Kind, requiredAuthorization: String?, connectPorts: Set<Int>?,
+         loopbackDomains: Set<String> = [], log: ProxyLog) {
         self.kind = kind
         self.requiredAuthorization = requiredAuthorization
         self.connectPorts = connectPorts
+        self.loopbackDomains = loopbackDomains
         self.log = log
     }
 
@@ -44,8 +47,9 @@ final class ProxyTunnelHandler: ChannelInboundHandler {
 
     private func handshake(context: ChannelHandlerContext, greeted: Bool) {
         let outcome = kind == .http
-            ? ProxyHandshake.httpRequest(received, requiredAuthorization: requiredAuthorization, connectPorts: connectPorts)
-            : ProxyHandshake.socks(received, greeted: greeted)
+            ? ProxyHandshake.httpRequest(received, requiredAuthorization: requiredAuthorization, connectPorts: connectPorts,
+                                         loopbackDomains: loopbackDomains)
+            : ProxyHandshake.socks(received, greeted: greeted, loopbackDomains: loopbackDomains)
         switch outcome {
         case .incomplete:
             return
