@@ -13,22 +13,37 @@ import FoundationNetworking
 ///
 /// A host-only cookie is stored with the host as its domain; a cookie with a `Domain` attribute
 /// with that domain after a dot (".example.com"), as Foundation does.
+///
+/// Which cookies are stored (RFC 6265, sections 5.3 and 5.4, with RFC 6265bis's prefixes):
+/// - A `Domain` attribute must name the request's host or a domain above it, and no public
+///   suffix of the Public Suffix List (see `PublicSuffixList`): a site may not set cookies for
+///   every site under "com", "co.uk" or "github.io". A `Domain` that is a public suffix and the
+///   request's host itself makes a host-only cookie.
+/// - A request to an IP address takes a `Domain` attribute only when it is that address, and
+///   the cookie is host-only.
+/// - A cookie named `__Secure-...` is taken only from an https (or wss) URL and with `Secure`;
+///   one named `__Host-...` also needs `Path=/` and no `Domain` (the prefixes are matched
+///   ignoring case).
 struct CookieJar: @unchecked Sendable {
     // HTTPCookieStorage is internally synchronized.
     let storage: HTTPCookieStorage
     let acceptPolicy: HTTPCookie.AcceptPolicy
+    /// The list that decides public suffixes; nil for the process's (`PublicSuffixList.shared`),
+    /// read only when a `Domain` attribute needs it.
+    var publicSuffixes: PublicSuffixList? = nil
 
     // MARK: Storing
 
     /// Stores the cookies of a response's `Set-Cookie` lines, received for `url`.
     ///
-    /// A cookie whose `Domain` the host does not domain-match is ignored (it would reach another
-    /// site); `Max-Age` wins over `Expires`; a cookie already expired deletes the stored one with
-    /// the same name, domain and path.
+    /// A cookie the rules above turn down is ignored; `Max-Age` wins over `Expires`; a cookie
+    /// already expired deletes the stored one with the same name, domain and path.
     func store(_ setCookieLines: [String], from url: URL, mainDocumentURL: URL?, now: Date = Date()) {
         guard acceptPolicy != .never, let host = Self.host(of: url) else { return }
         for line in setCookieLines {
-            guard let parsed = SetCookie(line), let cookie = Self.cookie(from: parsed, host: host, url: url, now: now) else { continue }
+            guard let parsed = SetCookie(line), let domain = domain(of: parsed, host: host),
+                  Self.meetsPrefixRules(parsed, from: url),
+                  let cookie = Self.cookie(from: parsed, domain: domain, url: url, now: now) else { continue }
             if acceptPolicy == .onlyFromMainDocumentDomain, let mainHost = mainDocumentURL.flatMap(Self.host),
                !Self.domainMatches(host: mainHost, cookieDomain: cookie.domain) {
                 continue
@@ -41,13 +56,40 @@ struct CookieJar: @unchecked Sendable {
         }
     }
 
-    private static func cookie(from parsed: SetCookie, host: String, url: URL, now: Date) -> HTTPCookie? {
-        var domain = host
-        if let attribute = parsed.domain, attribute != host {
-            // Another site may not be named, nor a parent of an IP address.
-            guard !isIPAddress(host), host.hasSuffix("." + attribute) else { return nil }
-            domain = "." + attribute
+    /// The domain a cookie is stored under: the host for a host-only cookie, "." and the
+    /// `Domain` attribute for a domain cookie; nil when the cookie is to be ignored.
+    private func domain(of parsed: SetCookie, host: String) -> String? {
+        guard let attribute = parsed.domain else { return host }
+        guard let domain = PublicSuffixList.canonical(attribute) else { return nil }
+        // An IP address has no parent domain: only the address itself may be named.
+        if Self.isIPAddress(host) { return domain == host ? host : nil }
+        if (publicSuffixes ?? PublicSuffixList.shared).isPublicSuffix(domain) {
+            return domain == host ? host : nil
         }
+        // Another site may not be named.
+        guard domain == host || host.hasSuffix("." + domain) else { return nil }
+        return "." + domain
+    }
+
+    /// RFC 6265bis's cookie prefixes: `__Secure-` needs `Secure` and a secure origin; `__Host-`
+    /// also needs `Path=/` and no `Domain` attribute, so that only its host ever receives it.
+    private static func meetsPrefixRules(_ parsed: SetCookie, from url: URL) -> Bool {
+        let isSecureOrigin = ["https", "wss"].contains(url.scheme?.lowercased() ?? "")
+        if hasPrefixIgnoringASCIICase(parsed.name, "__Secure-") {
+            return parsed.isSecure && isSecureOrigin
+        }
+        if hasPrefixIgnoringASCIICase(parsed.name, "__Host-") {
+            return parsed.isSecure && isSecureOrigin && parsed.domain == nil && parsed.path == "/"
+        }
+        return true
+    }
+
+    private static func hasPrefixIgnoringASCIICase(_ name: String, _ prefix: String) -> Bool {
+        name.utf8.count >= prefix.utf8.count
+            && zip(name.utf8, prefix.utf8).allSatisfy { $0.lupineASCIILowercased == $1.lupineASCIILowercased }
+    }
+
+    private static func cookie(from parsed: SetCookie, domain: String, url: URL, now: Date) -> HTTPCookie? {
         var properties: [HTTPCookiePropertyKey: Any] = [
             .name: parsed.name,
             .value: parsed.value,

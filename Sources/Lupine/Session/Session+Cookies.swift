@@ -14,13 +14,24 @@ extension Session {
     /// The `Cookie` field to send with `request`: the stored cookies matching its URL, when the
     /// configuration's `httpShouldSetCookies` and the request's `httpShouldHandleCookies` allow it.
     /// A request that sets its own `Cookie` field is sent with that field alone.
+    ///
+    /// Called as each hop is prepared, off the transport's thread: the Public Suffix List, which
+    /// the storing of a response's cookies may need on that thread, is read here the first time.
     func cookieHeader(for request: URLRequest, headerFields: [String: String]) -> HTTPHeader? {
+        Self.preparePublicSuffixes(for: configuration)
         // An empty storage answers first, before the request is read (a Foundation call each).
         guard configuration.httpShouldSetCookies, let jar = cookieJar, jar.hasCookies, request.httpShouldHandleCookies,
               !headerFields.keys.contains(where: { $0.lupineEqualsIgnoringASCIICase("Cookie") }),
               let url = request.url,
               let value = jar.cookieHeaderValue(for: url) else { return nil }
         return HTTPHeader(name: "Cookie", value: value)
+    }
+
+    /// Reads the process's Public Suffix List, once, when `configuration` lets responses store
+    /// cookies; afterwards this costs one check of a lazily made constant.
+    private static func preparePublicSuffixes(for configuration: URLSessionConfiguration) {
+        guard configuration.httpCookieAcceptPolicy != .never, configuration.httpCookieStorage != nil else { return }
+        _ = PublicSuffixList.shared.ruleCount
     }
 
     /// Stores the cookies of every `Set-Cookie` line of a response head received for `request`

@@ -1,0 +1,140 @@
+import Foundation
+
+/// The rules of the Public Suffix List (publicsuffix.org) and its algorithm: which part of a
+/// domain is a public suffix, under which anyone may register a name ("com", "co.uk",
+/// "github.io").
+///
+/// Rules are of three kinds: a plain rule names a suffix ("co.uk"), a wildcard rule makes every
+/// label under a suffix one too ("*.ck"), and an exception rule takes a name back out of a
+/// wildcard ("!www.ck"). A domain's public suffix comes from the rule that prevails among those
+/// that match it: an exception rule, less its leftmost label; else the matching rule with the
+/// most labels; else the default rule `*`, so that a domain no rule names has its last label as
+/// its public suffix. Both sections of the list, ICANN's and the private domains, apply, as in
+/// browsers.
+///
+/// Rules and domains are compared in ASCII, lowercased, with internationalized labels in their
+/// `xn--` form (see `Punycode`).
+struct PublicSuffixList: Sendable {
+    /// Plain rules ("co.uk").
+    private var plainRules: Set<String> = []
+    /// Wildcard rules "*.X", stored as "X".
+    private var wildcardParents: Set<String> = []
+    /// Exception rules "!X", stored as "X".
+    private var exceptions: Set<String> = []
+    /// Rules with a wildcard other than as their leftmost label, label by label (the list holds
+    /// none today; its format allows them).
+    private var otherPatterns: [[Substring]] = []
+
+    /// How many rules the list holds.
+    private(set) var ruleCount = 0
+
+    /// The list that holds only the default rule `*`: every single-label domain is a public suffix.
+    init() {}
+
+    /// The rules of a list in the Public Suffix List's format: one rule per line, read up to the
+    /// first space or tab; empty lines and lines starting with `//` are skipped.
+    init(listText: String) {
+        // Split as bytes: the list is some 10,000 lines, read on a request's way out.
+        let slash = UInt8(ascii: "/")
+        for line in listText.utf8.split(separator: UInt8(ascii: "\n")) {
+            let rule = line.prefix { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "\r") }
+            guard let first = rule.first, !(first == slash && rule.dropFirst().first == slash) else { continue }
+            add(Substring(rule))
+        }
+    }
+
+    private mutating func add(_ rule: Substring) {
+        let isException = rule.hasPrefix("!")
+        guard let canonical = Self.canonical(isException ? rule.dropFirst() : rule) else { return }
+        ruleCount += 1
+        if isException {
+            exceptions.insert(canonical)
+        } else if canonical.hasPrefix("*."), !canonical.dropFirst(2).contains("*") {
+            wildcardParents.insert(String(canonical.dropFirst(2)))
+        } else if canonical.contains("*") {
+            otherPatterns.append(canonical.split(separator: ".", omittingEmptySubsequences: false))
+        } else {
+            plainRules.insert(canonical)
+        }
+    }
+
+    // MARK: The algorithm
+
+    /// The public suffix of `domain` (canonical: see `canonical(_:)`); nil when it has an empty
+    /// label.
+    func publicSuffix(of domain: String) -> String? {
+        let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
+        guard !labels.isEmpty, !labels.contains(where: \.isEmpty) else { return nil }
+        var prevailing = 1
+        for count in 1...labels.count {
+            let candidate = labels.suffix(count).joined(separator: ".")
+            if exceptions.contains(candidate) {
+                // An exception prevails over every other rule; the suffix is the rule less its
+                // leftmost label.
+                return labels.suffix(count - 1).joined(separator: ".")
+            }
+            let parent = count > 1 ? labels.suffix(count - 1).joined(separator: ".") : nil
+            if plainRules.contains(candidate) || parent.map(wildcardParents.contains) == true
+                || otherPatterns.contains(where: { Self.pattern($0, matches: labels.suffix(count)) }) {
+                prevailing = count
+            }
+        }
+        return labels.suffix(prevailing).joined(separator: ".")
+    }
+
+    /// Whether `domain` (canonical) is itself a public suffix.
+    func isPublicSuffix(_ domain: String) -> Bool {
+        publicSuffix(of: domain) == domain
+    }
+
+    /// Whether a rule's labels match a domain's labels of the same count (`*` matches any label).
+    private static func pattern(_ pattern: [Substring], matches labels: ArraySlice<Substring>) -> Bool {
+        pattern.count == labels.count && zip(pattern, labels).allSatisfy { $0 == "*" || $0 == $1 }
+    }
+
+    /// `domain` in the form rules and hosts are compared in: lowercased, without a trailing dot,
+    /// internationalized labels in their `xn--` form. Nil when it has an empty label.
+    static func canonical<Text: StringProtocol>(_ domain: Text) -> String? {
+        var text = Substring(domain.lowercased())
+        if text.hasSuffix(".") { text = text.dropLast() }
+        let labels = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard !labels.isEmpty, !labels.contains(where: \.isEmpty) else { return nil }
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return String(text) }
+        var encoded: [String] = []
+        for label in labels {
+            guard let ascii = Punycode.asciiLabel(label) else { return nil }
+            encoded.append(ascii)
+        }
+        return encoded.joined(separator: ".")
+    }
+}
+
+// MARK: Where the list comes from
+
+extension PublicSuffixList {
+    /// Where Debian-family systems install the list (the `publicsuffix` package).
+    static let systemListPath = "/usr/share/publicsuffix/public_suffix_list.dat"
+
+    /// The environment variable that names another list file, read once, when the list is first
+    /// needed.
+    static let pathEnvironmentVariable = "LUPINE_PUBLIC_SUFFIX_LIST"
+
+    /// The list of the process: the file `LUPINE_PUBLIC_SUFFIX_LIST` names, else the system's.
+    ///
+    /// Read once, on first use: `Session` touches it as it sends a request that could store
+    /// cookies (on the Session's queues), so that the transport's thread, which stores the
+    /// cookies of a response, never reads the file.
+    static let shared = PublicSuffixList(environment: ProcessInfo.processInfo.environment)
+
+    /// The list read from the file `environment` names in `LUPINE_PUBLIC_SUFFIX_LIST` (when set
+    /// and not empty), else from `systemListPath`; with no readable file, the list of the default
+    /// rule alone.
+    init(environment: [String: String]) {
+        let named = environment[Self.pathEnvironmentVariable].flatMap { $0.isEmpty ? nil : $0 }
+        guard let data = FileManager.default.contents(atPath: named ?? Self.systemListPath) else {
+            self.init()
+            return
+        }
+        self.init(listText: String(decoding: data, as: UTF8.self))
+    }
+}
