@@ -5,9 +5,11 @@ import PackageDescription
 /// so `swift test` never builds it; run through `Fuzz/run.sh`, which builds every target with
 /// `-sanitize=fuzzer,address` and `-enable-testing` (the targets reach Lupine's internal parsers
 /// with `@testable import`, so Lupine needs no fuzzing-only public API).
+/// One target per content decoder, sharing FuzzDecoderSupport.
+let decoderFuzzTargets = ["FuzzGzipDecoder", "FuzzDeflateDecoder", "FuzzBrotliDecoder", "FuzzZstdDecoder"]
 let fuzzTargets = ["FuzzFormEncoding", "FuzzMultipart", "FuzzHeaders", "FuzzCookies", "FuzzResumeData",
                    "FuzzServerSentEvents", "FuzzWebSocketFrames", "FuzzDigestChallenge", "FuzzProxyEnvironment",
-                   "FuzzCacheRules", "FuzzURLProtocolClient", "FuzzHTTP1Response"]
+                   "FuzzCacheRules", "FuzzURLProtocolClient", "FuzzHTTP1Response"] + decoderFuzzTargets
 
 let package = Package(
     name: "LupineFuzz",
@@ -22,10 +24,19 @@ let package = Package(
     targets: [
         .target(name: "CFuzzDriver"),
         .target(name: "FuzzSupport", dependencies: ["CFuzzDriver"]),
+        .target(
+            name: "FuzzDecoderSupport",
+            dependencies: [
+                "FuzzSupport",
+                .product(name: "Lupine", package: "Lupine"),
+                .product(name: "LupineTestServer", package: "Lupine"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
     ] + fuzzTargets.map { name in
         .executableTarget(
             name: name,
-            dependencies: [
+            dependencies: (decoderFuzzTargets.contains(name) ? ["FuzzDecoderSupport"] : []) + [
                 "FuzzSupport",
                 .product(name: "Lupine", package: "Lupine"),
                 .product(name: "LupineTestServer", package: "Lupine"),

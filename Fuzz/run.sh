@@ -18,7 +18,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 out="$root/.build-fuzz"
 all_targets=(FuzzFormEncoding FuzzMultipart FuzzHeaders FuzzCookies FuzzResumeData FuzzServerSentEvents
              FuzzWebSocketFrames FuzzDigestChallenge FuzzProxyEnvironment FuzzCacheRules FuzzURLProtocolClient
-             FuzzHTTP1Response)
+             FuzzHTTP1Response FuzzGzipDecoder FuzzDeflateDecoder FuzzBrotliDecoder FuzzZstdDecoder)
 targets=("${@:-${all_targets[@]}}")
 if [[ $# -eq 0 ]]; then targets=("${all_targets[@]}"); fi
 
@@ -64,7 +64,7 @@ run_target() {
         > "$out/logs/$target.summary"
 }
 
-# LUPINE_FUZZ_JOBS=N runs up to N targets at once, each still for `seconds` (CI runs all twelve
+# LUPINE_FUZZ_JOBS=N runs up to N targets at once, each still for `seconds` (CI runs all sixteen
 # at once: a smoke of a minute per target in a minute of wall time).
 jobs_at_once="${LUPINE_FUZZ_JOBS:-1}"
 for target in "${targets[@]}"; do
