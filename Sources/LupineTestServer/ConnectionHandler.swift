@@ -44,15 +44,20 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private let hits: HitCounter
     private let rawGate: RawWriteGate
+    /// After this many requests the connection's last response says `Connection: close` and the
+    /// connection closes (nginx's `keepalive_requests`); nil: no limit.
+    private let maximumRequests: Int?
+    private var requestsServed = 0
     private var state = State.idle
     private var timer: Scheduled<Void>?
     /// Set by `/fault/drop-next`: the next request on this connection is answered by closing it,
     /// as a server does that closes a kept-alive connection just as the client reuses it.
     private var dropsNextRequest = false
 
-    init(hits: HitCounter, rawGate: RawWriteGate) {
+    init(hits: HitCounter, rawGate: RawWriteGate, maximumRequests: Int? = nil) {
         self.hits = hits
         self.rawGate = rawGate
+        self.maximumRequests = maximumRequests
     }
 
     // MARK: Receiving
@@ -128,7 +133,9 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private func respond(to head: HTTPRequestHead, body: ByteBuffer, context: ChannelHandlerContext) {
         let request = TestRequest(head: head, body: body, localPort: context.channel.localAddress?.port ?? 0)
-        let exchange = Exchange(isHead: request.isHead, keepAlive: head.isKeepAlive, version: head.version)
+        requestsServed += 1
+        let lastAllowed = maximumRequests.map { requestsServed >= $0 } ?? false
+        let exchange = Exchange(isHead: request.isHead, keepAlive: head.isKeepAlive && !lastAllowed, version: head.version)
         state = .responding(exchange)
         perform(Router.plan(for: request), exchange, context: context)
     }
@@ -187,6 +194,19 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             startDrip(schedule, status: status, Self.chunked(exchange), context: context)
         case let .compressionBomb(bomb):
             sendCompressionBomb(bomb, exchange, context: context)
+        case .interim(let responses, let next):
+            for response in responses {
+                let head = HTTPResponseHead(version: exchange.version, status: response.status, headers: response.headers)
+                context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
+            }
+            perform(next, exchange, context: context)
+        case .trailers(let response, let trailers):
+            let exchange = Self.chunked(exchange)
+            writeHead(response.status, response.headers, exchange, context: context)
+            if !exchange.isHead {
+                context.write(wrapOutboundOut(.body(.byteBuffer(response.body))), promise: nil)
+            }
+            finishResponse(exchange, trailers: exchange.isHead ? nil : trailers, context: context)
         case .fault(let fault):
             perform(fault, exchange, context: context)
         }
@@ -233,6 +253,9 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .rawEndless(let head, let chunk):
             state = .closing
             RawRepeater(gate: rawGate, chunk: chunk).start(head: head, context: context)
+        case .dribble(let bytes, let interval):
+            state = .closing
+            dribble(bytes, every: interval, context: context)
         }
     }
 
@@ -274,10 +297,10 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         finishResponse(exchange, context: context)
     }
 
-    private func finishResponse(_ exchange: Exchange, context: ChannelHandlerContext) {
+    private func finishResponse(_ exchange: Exchange, trailers: HTTPHeaders? = nil, context: ChannelHandlerContext) {
         // Set before writing .end: the pipelining handler may deliver the next request during that write.
         state = exchange.keepAlive ? .idle : .closing
-        let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        let written = context.writeAndFlush(wrapOutboundOut(.end(trailers)))
         if !exchange.keepAlive {
             written.assumeIsolated().whenComplete { _ in
                 context.close(promise: nil)
@@ -289,6 +312,25 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         timer = context.eventLoop.assumeIsolated().scheduleTask(in: Self.stallTimeout) {
             self.timer = nil
             context.close(promise: nil)
+        }
+    }
+
+    /// Writes the first byte of `bytes` now and the next one `interval` later, until all are
+    /// written; then closes.
+    private func dribble(_ bytes: ByteBuffer, every interval: TimeAmount, context: ChannelHandlerContext) {
+        var rest = bytes
+        guard let byte = rest.readSlice(length: 1) else {
+            context.close(promise: nil)
+            return
+        }
+        guard rawGate.writeAndFlush(byte) != nil else {
+            context.close(promise: nil)
+            return
+        }
+        timer = context.eventLoop.assumeIsolated().scheduleTask(in: interval) {
+            self.timer = nil
+            guard context.channel.isActive else { return }
+            self.dribble(rest, every: interval, context: context)
         }
     }
 

@@ -15,4 +15,6 @@ enum Fault {
     /// Write `head` unencoded, then `chunk` again and again until the peer closes the connection
     /// (or `RawRepeater.byteLimit` is reached): an endless header block or an endless body.
     case rawEndless(head: ByteBuffer, chunk: ByteBuffer)
+    /// Write `bytes` unencoded one byte at a time, one every `interval`, then close.
+    case dribble(ByteBuffer, every: TimeAmount)
 }

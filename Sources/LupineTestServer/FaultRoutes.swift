@@ -1,4 +1,5 @@
 import NIOCore
+import NIOHTTP1
 
 /// `/fault/...`: endpoints that break HTTP on purpose so clients' error paths can be tested.
 enum FaultRoutes {
@@ -44,6 +45,20 @@ enum FaultRoutes {
             chunk.writeRepeatingByte(UInt8(ascii: "x"), count: 0x10000)
             chunk.writeString("\r\n")
             return .fault(.rawEndless(head: ByteBuffer(string: chunkedHead), chunk: chunk))
+        case "informational":
+            return informational(request)
+        case "trailers":
+            // A body without a length, then trailer fields (chunked on HTTP/1.1, a last HEADERS
+            // frame on HTTP/2), as gRPC and some CDNs send them.
+            return .trailers(.text("ok\n", contentType: "text/plain"),
+                             trailers: ["X-Checksum": "sha256=4d4b4c", "X-Served-By": "lupine"])
+        case "dribble-head":
+            // A whole response, head included, one byte at a time: alive, yet never quiet for long.
+            guard let milliseconds = Int(request.queryValue("interval-ms") ?? "40"), (1...1000).contains(milliseconds) else {
+                return .response(.error(.badRequest, "interval-ms must be 1...1000"))
+            }
+            let response = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n"
+            return .fault(.dribble(ByteBuffer(string: response), every: .milliseconds(Int64(milliseconds))))
         case "drop-next":
             // ConnectionHandler closes this connection, without a byte, on its next request.
             return .response(.text("ok\n", contentType: "text/plain"))
@@ -52,6 +67,18 @@ enum FaultRoutes {
         default:
             return .response(.error(.notFound, "not found"))
         }
+    }
+
+    /// `count` interim responses with status `code` (default one 103 Early Hints with a `Link`
+    /// field, as CDNs send them), then a 200 with the body `ok`.
+    private static func informational(_ request: TestRequest) -> ResponsePlan {
+        guard let code = Int(request.queryValue("code") ?? "103"), (100...199).contains(code), code != 101,
+              let count = Int(request.queryValue("count") ?? "1"), (1...10).contains(count) else {
+            return .response(.error(.badRequest, "code must be 100...199 but not 101, count 1...10"))
+        }
+        let interim = TestResponse(status: HTTPResponseStatus(statusCode: code),
+                                   headers: ["Link": "</style.css>; rel=preload; as=style"])
+        return .interim(Array(repeating: interim, count: count), then: .response(.text("ok\n", contentType: "text/plain")))
     }
 
     /// A head announcing twice `bytes` (default 1024) followed by only `bytes` of body.

@@ -5,12 +5,12 @@ import NIOPosix
 import NIOSSL
 import Synchronization
 
-/// An HTTP/2 server for tests (TLS, ALPN h2 only), on 127.0.0.1: each request is answered on its
-/// stream by the routes of `LupineTestServer` that answer from memory (`/get`, `/post`,
-/// `/delay/...`, `/status/...`, `/gzip`...), with an `x-stream-id` header.
-///
-/// `/h2/reset-mid-body` sends a head announcing 64 KiB and 1 KiB of it, then resets the stream
-/// (RST_STREAM with CANCEL). The compression bombs (`/gzip-bomb`...) are served too.
+/// An HTTP/2 server for tests (TLS, ALPN h2 only), on 127.0.0.1, that misbehaves the way real
+/// servers do: each request is answered on its stream by the routes of `LupineTestServer` (those
+/// that do not break the socket itself), with `x-stream-id` and `x-connection` headers, plus the
+/// HTTP/2 routes of `HTTP2StreamResponder` (RST_STREAM with any code, GOAWAY with streams open or
+/// refusing one); `behaviour` recycles connections after a number of streams (GOAWAY) and limits
+/// concurrent streams.
 public final class LupineHTTP2TestServer: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
@@ -22,7 +22,24 @@ public final class LupineHTTP2TestServer: Sendable {
 
     final class Counters: Sendable {
         let connections = Mutex(0)
+        let openConnections = Mutex(0)
         let streams = Mutex(0)
+        let pingsReceived = Mutex(0)
+        let goAwaysSent = Mutex(0)
+        private let hits = Mutex<[String: Int]>([:])
+
+        /// Counts a request to `target` (path and query); returns how many there were, this one included.
+        func recordHit(_ target: String) -> Int {
+            hits.withLock { hits in
+                hits[target, default: 0] += 1
+                return hits[target, default: 0]
+            }
+        }
+
+        /// Requests whose target starts with `prefix`.
+        func hits(withPrefix prefix: String) -> Int {
+            hits.withLock { $0.filter { $0.key.hasPrefix(prefix) }.values.reduce(0, +) }
+        }
     }
 
     private init(group: MultiThreadedEventLoopGroup, channel: any Channel, counters: Counters, port: Int) {
@@ -33,7 +50,10 @@ public final class LupineHTTP2TestServer: Sendable {
     }
 
     /// Starts on a free port of 127.0.0.1, presenting the certificate of `tls`.
-    public static func start(tls: LupineTestServerTLS) async throws -> LupineHTTP2TestServer {
+    ///
+    /// - Parameter behaviour: How connections are recycled and how many streams they take.
+    public static func start(tls: LupineTestServerTLS, behaviour: HTTP2ServerBehaviour = HTTP2ServerBehaviour())
+        async throws -> LupineHTTP2TestServer {
         var configuration = try tls.configuration()
         configuration.applicationProtocols = ["h2"]
         let context = try NIOSSLContext(configuration: configuration)
@@ -44,18 +64,35 @@ public final class LupineHTTP2TestServer: Sendable {
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        counters.connections.withLock { $0 += 1 }
+                        let index = counters.connections.withLock { count in
+                            defer { count += 1 }
+                            return count
+                        }
+                        counters.openConnections.withLock { $0 += 1 }
+                        channel.closeFuture.whenComplete { _ in counters.openConnections.withLock { $0 -= 1 } }
+                        let ledger = NIOLoopBound(HTTP2ConnectionLedger(index: index, connection: channel, behaviour: behaviour,
+                                                                        counters: counters),
+                                                  eventLoop: channel.eventLoop)
+                        var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
+                        if let limit = behaviour.maximumConcurrentStreams {
+                            connectionConfiguration.initialSettings.removeAll { $0.parameter == .maxConcurrentStreams }
+                            connectionConfiguration.initialSettings.append(HTTP2Setting(parameter: .maxConcurrentStreams, value: limit))
+                        }
                         let pipeline = channel.pipeline.syncOperations
                         try pipeline.addHandler(NIOSSLServerHandler(context: context))
                         _ = try pipeline.configureHTTP2Pipeline(mode: .server,
-                                                                connectionConfiguration: .init(),
+                                                                connectionConfiguration: connectionConfiguration,
                                                                 streamConfiguration: .init()) { stream in
                             stream.eventLoop.makeCompletedFuture {
                                 counters.streams.withLock { $0 += 1 }
+                                let id = try stream.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID) ?? HTTP2StreamID(0)
+                                ledger.value.streamOpened(stream, id: id)
                                 try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
-                                try stream.pipeline.syncOperations.addHandler(HTTP2StreamResponder())
+                                try stream.pipeline.syncOperations.addHandler(HTTP2StreamResponder(ledger: ledger.value, counters: counters,
+                                                                                                   streamID: id))
                             }
                         }
+                        try pipeline.addHandler(HTTP2FrameCounter(counters: counters))
                     }
                 }
                 .bind(host: "127.0.0.1", port: 0)
@@ -79,8 +116,20 @@ public final class LupineHTTP2TestServer: Sendable {
     /// Connections accepted so far.
     public var acceptedConnections: Int { counters.connections.withLock { $0 } }
 
-    /// Streams (requests) opened by clients so far.
+    /// Streams (requests) opened by clients so far (streams refused by a GOAWAY never open).
     public var openedStreams: Int { counters.streams.withLock { $0 } }
+
+    /// Connections not closed yet, by either side.
+    public var openConnections: Int { counters.openConnections.withLock { $0 } }
+
+    /// PING frames the clients sent (not acknowledgements).
+    public var pingsReceived: Int { counters.pingsReceived.withLock { $0 } }
+
+    /// GOAWAY frames the server sent.
+    public var goAwaysSent: Int { counters.goAwaysSent.withLock { $0 } }
+
+    /// Requests whose target (path and query) starts with `prefix`, answered or reset.
+    public func hits(withPrefix prefix: String) -> Int { counters.hits(withPrefix: prefix) }
 
     /// Closes the listener and every connection. Calling it again does nothing.
     public func shutdown() async throws {
@@ -91,84 +140,5 @@ public final class LupineHTTP2TestServer: Sendable {
         guard !alreadyShutDown else { return }
         try? await channel.close().get()
         try await group.shutdownGracefully()
-    }
-}
-
-/// Answers the request of one HTTP/2 stream.
-final class HTTP2StreamResponder: ChannelInboundHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
-
-    private var head: HTTPRequestHead?
-    private var body = ByteBuffer()
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case let .head(head):
-            self.head = head
-        case var .body(buffer):
-            body.writeBuffer(&buffer)
-        case .end:
-            guard let head else { return }
-            respond(to: TestRequest(head: head, body: body, localPort: 0), context: context)
-        }
-    }
-
-    private func respond(to request: TestRequest, context: ChannelHandlerContext) {
-        if request.path == "/h2/reset-mid-body" {
-            var headers = HTTPHeaders([("content-length", "65536")])
-            headers.add(name: "x-stream-id", value: streamID(of: context))
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http2, status: .ok, headers: headers))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(repeating: 0x61, count: 1024)))), promise: nil)
-            // Closing a stream channel before its end resets the stream.
-            context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(50)) { context.close(promise: nil) }
-            return
-        }
-        if request.path == "/h2/no-content-length" {
-            // A body whose length the head does not announce: the stream's end ends it.
-            let headers = HTTPHeaders([("content-type", "text/plain"), ("x-stream-id", streamID(of: context))])
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http2, status: .ok, headers: headers))), promise: nil)
-            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "no length announced")))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-            return
-        }
-        perform(Router.plan(for: request), context: context)
-    }
-
-    private func perform(_ plan: ResponsePlan, context: ChannelHandlerContext) {
-        switch plan {
-        case var .response(response):
-            response.headers.replaceOrAdd(name: "x-stream-id", value: streamID(of: context))
-            response.headers.replaceOrAdd(name: "content-length", value: String(response.body.readableBytes))
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http2, status: response.status, headers: response.headers))),
-                          promise: nil)
-            context.write(wrapOutboundOut(.body(.byteBuffer(response.body))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        case let .delayed(delay, next):
-            context.eventLoop.assumeIsolated().scheduleTask(in: delay) { self.perform(next, context: context) }
-        case let .compressionBomb(bomb):
-            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            Task {
-                let body = try? await CompressionBombCache.shared.body(bomb)
-                bound.eventLoop.execute {
-                    let (responder, context) = bound.value
-                    var response = TestResponse(status: body == nil ? .internalServerError : .ok,
-                                                headers: ["content-type": "application/octet-stream"], body: body ?? ByteBuffer())
-                    if body != nil { response.headers.add(name: "content-encoding", value: bomb.coding.rawValue) }
-                    responder.perform(.response(response), context: context)
-                }
-            }
-        default:
-            let message = ByteBuffer(string: "not served over HTTP/2 by the test server\n")
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http2, status: .notImplemented,
-                                                                 headers: ["content-length": "\(message.readableBytes)"]))),
-                          promise: nil)
-            context.write(wrapOutboundOut(.body(.byteBuffer(message))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        }
-    }
-
-    private func streamID(of context: ChannelHandlerContext) -> String {
-        (try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)).map { "\(Int($0))" } ?? "?"
     }
 }

@@ -29,7 +29,12 @@ public final class LupineTestServer: Sendable {
     }
 
     /// Starts on 127.0.0.1; port 0 picks a free port. With `tls`, every connection is TLS.
-    public static func start(port: Int = 0, tls: LupineTestServerTLS? = nil) async throws -> LupineTestServer {
+    ///
+    /// - Parameter maximumRequestsPerConnection: After this many requests on a connection, its last
+    ///   response says `Connection: close` and the connection closes, as nginx does after
+    ///   `keepalive_requests`; nil (the default) keeps connections alive for good.
+    public static func start(port: Int = 0, tls: LupineTestServerTLS? = nil,
+                             maximumRequestsPerConnection: Int? = nil) async throws -> LupineTestServer {
         let tlsContext = try tls.map { try NIOSSLContext(configuration: $0.configuration()) }
         // Two threads at most: the machines this runs on are small and the client needs CPU too.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: min(2, max(1, System.coreCount)))
@@ -45,7 +50,7 @@ public final class LupineTestServer: Sendable {
                         if let tlsContext {
                             try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tlsContext))
                         }
-                        try Self.configure(channel, hitCounter: hitCounter)
+                        try Self.configure(channel, hitCounter: hitCounter, maximumRequests: maximumRequestsPerConnection)
                     }
                 }
                 .bind(host: "127.0.0.1", port: port)
@@ -61,7 +66,7 @@ public final class LupineTestServer: Sendable {
         }
     }
 
-    private static func configure(_ channel: any Channel, hitCounter: HitCounter) throws {
+    private static func configure(_ channel: any Channel, hitCounter: HitCounter, maximumRequests: Int?) throws {
         let pipeline = channel.pipeline.syncOperations
         let rawGate = RawWriteGate()
         try pipeline.addHandler(rawGate)
@@ -69,7 +74,7 @@ public final class LupineTestServer: Sendable {
                                                  withServerUpgrade: (upgraders: [webSocketUpgrader(hitCounter: hitCounter)],
                                                                      completionHandler: { _ in }),
                                                  withErrorHandling: true)
-        try pipeline.addHandler(ConnectionHandler(hits: hitCounter, rawGate: rawGate), name: connectionHandlerName)
+        try pipeline.addHandler(ConnectionHandler(hits: hitCounter, rawGate: rawGate, maximumRequests: maximumRequests), name: connectionHandlerName)
     }
 
     private static let connectionHandlerName = "lupine.connection"

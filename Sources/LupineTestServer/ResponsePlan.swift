@@ -17,6 +17,10 @@ indirect enum ResponsePlan {
     case delayed(TimeAmount, ResponsePlan)
     /// Send a body that decodes to many MiB of zeros.
     case compressionBomb(CompressionBomb)
+    /// Send these interim (1xx) responses, then carry out the plan.
+    case interim([TestResponse], then: ResponsePlan)
+    /// Send the response without a length (chunked on HTTP/1.1), then these trailer fields.
+    case trailers(TestResponse, trailers: HTTPHeaders)
     /// Misbehave on the socket.
     case fault(Fault)
 }
