@@ -35,6 +35,10 @@ import Testing
         func exchangeHandlerKeepsUnsolicitedInput(_ handler: ExchangeHandler) -> Bool {
             promisedToAnExchange
         }
+
+        func exchangeHandlerRequestWasUnprocessed(_ handler: ExchangeHandler, error: any Error) -> Bool {
+            false
+        }
     }
 
     /// A connection's HTTP/1.1 handlers and its exchange handler, connected.

@@ -80,6 +80,11 @@ public final class ConnectionEngine: Transport {
         pool.counts
     }
 
+    /// The origins (with proxy and TLS policy) the pool keeps an entry for.
+    var poolEntryCount: Int {
+        pool.entryCount
+    }
+
     /// Adds `observer`, called on an event loop with the new counts each time a connection opens
     /// or closes, for as long as the engine lives.
     func observeConnectionCounts(_ observer: @escaping @Sendable (ConnectionCounts) -> Void) {

@@ -15,12 +15,17 @@ extension ConnectionEngine {
         /// Most connections open at once per origin (and proxy and TLS policy); further exchanges
         /// wait for one. An HTTP/2 connection counts once, whatever its streams.
         public var maximumConnectionsPerHost: Int
-        /// How long a kept-alive connection may stay unused before it is closed.
+        /// How long a kept-alive connection (HTTP/1.1, or HTTP/2 with no stream) may stay unused
+        /// before it is closed.
         public var idleConnectionTimeout: TimeInterval
         /// Largest decoded/received ratio accepted for an encoded response body (br, zstd, gzip,
         /// deflate, or several stacked) before it is treated as a decompression bomb
         /// (`URLError(.cannotDecodeContentData)`). `Int.max` turns the check off.
         public var decompressionRatioLimit: Int
+        /// How often an HTTP/2 connection sends a PING to check that its server is still there, or
+        /// nil (the default) for never. A PING left unanswered for as long (at least a second)
+        /// closes the connection; its requests fail with `URLError(.networkConnectionLost)`.
+        public var http2PingInterval: TimeInterval?
         /// Receives connection events: opened, reused, closed, TLS handshakes, proxy tunnels.
         /// By default nothing is logged.
         public var logger: Logger
@@ -37,16 +42,19 @@ extension ConnectionEngine {
         ///   - maximumConnectionsPerHost: Connections open at once per origin; at least 1.
         ///   - idleConnectionTimeout: How long an unused kept-alive connection stays open.
         ///   - decompressionRatioLimit: Largest accepted decompression ratio.
+        ///   - http2PingInterval: How often HTTP/2 connections send a PING; nil for never.
         ///   - logger: Where connection events go; a logger that drops everything by default.
         public init(connectTimeout: TimeInterval = 60,
                     maximumConnectionsPerHost: Int = 6,
                     idleConnectionTimeout: TimeInterval = 60,
                     decompressionRatioLimit: Int = 200,
+                    http2PingInterval: TimeInterval? = nil,
                     logger: Logger = ConnectionEngine.Configuration.silentLogger) {
             self.connectTimeout = connectTimeout
             self.maximumConnectionsPerHost = max(1, maximumConnectionsPerHost)
             self.idleConnectionTimeout = idleConnectionTimeout
             self.decompressionRatioLimit = decompressionRatioLimit
+            self.http2PingInterval = http2PingInterval
             self.logger = logger
         }
 

@@ -16,19 +16,37 @@ struct ConnectionFactory: Sendable {
     private let connectTimeout: TimeAmount
     private let clock: any EngineClock
     private let decompressionRatioLimit: Int
+    private let http2PingInterval: TimeAmount?
     private let logger: Logger
 
     init(configuration: ConnectionEngine.Configuration) {
         connectTimeout = .lupineSeconds(configuration.connectTimeout)
         clock = configuration.clock
         decompressionRatioLimit = configuration.decompressionRatioLimit
+        http2PingInterval = configuration.http2PingInterval.map { .lupineSeconds($0) }
         logger = configuration.logger
+    }
+
+    /// A connect under way: the connection to come, and a way to give it up.
+    struct Attempt {
+        let connection: EventLoopFuture<any PooledConnection>
+        /// Ends the attempt (from any thread): `connection` fails with `EngineError.shutDown`
+        /// unless it has already completed.
+        let abort: @Sendable () -> Void
     }
 
     /// A connection for `key`, ready for exchanges. `tlsPolicy` is that of the exchanges of `key`
     /// (they share the evaluator and credential instances). A failure is a `SetupFailure`.
     func connect(key: ConnectionKey, tlsPolicy: TransportTLSPolicy?, id: Int, pool: ConnectionPool,
-                 eventLoop: any EventLoop, isDedicated: Bool) -> EventLoopFuture<any PooledConnection> {
+                 eventLoop: any EventLoop, isDedicated: Bool) -> Attempt {
+        let connection = makeConnection(key: key, tlsPolicy: tlsPolicy, id: id, pool: pool, eventLoop: eventLoop,
+                                        isDedicated: isDedicated)
+        return Attempt(connection: connection.future, abort: connection.abort)
+    }
+
+    private func makeConnection(key: ConnectionKey, tlsPolicy: TransportTLSPolicy?, id: Int, pool: ConnectionPool,
+                                eventLoop: any EventLoop, isDedicated: Bool)
+        -> (future: EventLoopFuture<any PooledConnection>, abort: @Sendable () -> Void) {
         // Every TLS handshake is judged by an evaluator: the policy's, else default validation
         // against the system's roots. One path, whatever the policy.
         let trustCheck = key.usesTLS ? ServerTrustCheck(evaluator: tlsPolicy?.evaluator, host: key.host) : nil
@@ -39,7 +57,7 @@ struct ConnectionFactory: Sendable {
             do {
                 context = try TLSContexts.shared.context(credential: tlsPolicy?.clientCredential, offersHTTP2: !key.http1Only)
             } catch {
-                return eventLoop.makeFailedFuture(SetupFailure(error: error, trustCheck: nil))
+                return (eventLoop.makeFailedFuture(SetupFailure(error: error, trustCheck: nil)), {})
             }
             let verify = trustCheck.map { $0.verify }
             makeTLSHandler = {
@@ -81,8 +99,9 @@ struct ConnectionFactory: Sendable {
             connected = bootstrap.connect(host: host, port: port)
         }
         connected.whenFailure { error in boundSetup.value.connectFailed(error) }
-        let (clock, ratio, logger) = (clock, decompressionRatioLimit, logger)
-        return negotiated.futureResult
+        let (clock, ratio, logger, pingInterval) = (clock, decompressionRatioLimit, logger, http2PingInterval)
+        let abort: @Sendable () -> Void = { eventLoop.execute { boundSetup.value.abort() } }
+        let future = negotiated.futureResult
             .flatMap { negotiated in
                 connected.flatMapThrowing { channel -> any PooledConnection in
                     let pipeline = channel.pipeline.syncOperations
@@ -96,13 +115,15 @@ struct ConnectionFactory: Sendable {
                     case .http1:
                         // What `addHTTPClientHandlers` adds, kept by the connection to take them
                         // out again when it switches protocols.
+                        // Response bodies are decoded by the exchange handler, only when encoded.
+                        let handler = ExchangeHandler(clock: clock, decompressionRatioLimit: ratio)
                         let httpHandlers = HTTP1Connection.HTTPHandlers(
+                            readObserver: ReadActivityObserver(handler: handler),
                             encoder: HTTPRequestEncoder(),
                             decoder: ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes)),
                             headerValidator: NIOHTTPRequestHeadersValidator())
-                        // Response bodies are decoded by the exchange handler, only when encoded.
-                        let handler = ExchangeHandler(clock: clock, decompressionRatioLimit: ratio)
-                        try pipeline.addHandlers([httpHandlers.encoder, httpHandlers.decoder, httpHandlers.headerValidator, handler])
+                        try pipeline.addHandlers([httpHandlers.readObserver, httpHandlers.encoder, httpHandlers.decoder,
+                                                  httpHandlers.headerValidator, handler])
                         let connection = HTTP1Connection(id: id, key: key, channel: channel, handler: handler,
                                                          httpHandlers: httpHandlers, pool: pool,
                                                          isDedicated: isDedicated, trustCheck: trustCheck)
@@ -110,7 +131,8 @@ struct ConnectionFactory: Sendable {
                         return connection
                     case .http2:
                         return try HTTP2Connection.make(id: id, key: key, channel: channel, pool: pool, clock: clock,
-                                                        decompressionRatioLimit: ratio, trustCheck: trustCheck)
+                                                        decompressionRatioLimit: ratio, pingInterval: pingInterval,
+                                                        trustCheck: trustCheck)
                     }
                 }
             }
@@ -118,6 +140,7 @@ struct ConnectionFactory: Sendable {
                 connected.whenSuccess { $0.close(promise: nil) }
                 throw SetupFailure(error: error, trustCheck: trustCheck)
             }
+        return (future, abort)
     }
 
     private struct UncheckedSendableSetup: @unchecked Sendable {

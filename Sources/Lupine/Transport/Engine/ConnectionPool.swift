@@ -7,12 +7,14 @@ import NIOCore
 import Synchronization
 
 /// The engine's connections, per `ConnectionKey`: idle HTTP/1.1 connections kept alive for reuse,
-/// HTTP/2 connections shared by concurrent streams, connections being opened, and the exchanges
-/// waiting for one, at most `maximumConnectionsPerHost` connections per key.
+/// multiplexed (HTTP/2) connections shared by concurrent streams, connections being opened, and
+/// the exchanges waiting for one, at most `maximumConnectionsPerHost` connections per key.
 ///
-/// A new connection goes to the first exchange waiting when it is ready, not necessarily to the
-/// one that asked for it: whichever connection frees up first serves the oldest request. The
-/// state sits behind one lock, taken once to lease and once to release on the common path.
+/// Each key's `PoolEntry` decides under the pool's lock and answers with one action, which the
+/// pool carries out after leaving it: the lock is taken once to lease and once to release on the
+/// common path. A new connection goes to the first exchange waiting when it is ready, not
+/// necessarily to the one that asked for it: whichever connection frees up first serves the
+/// oldest request. An entry left with nothing (no connection, waiter or backoff) is dropped.
 final class ConnectionPool: Sendable {
     private struct State {
         var entries: [ConnectionKey: PoolEntry] = [:]
@@ -23,6 +25,13 @@ final class ConnectionPool: Sendable {
         var connections: [Int: any PooledConnection] = [:]
         /// Connections that switched protocols: open, but no longer counted in their key's entry.
         var switched: Set<Int> = []
+        /// Connects under way, by connection id: shutdown gives them up and waits for them.
+        var attempts: [Int: @Sendable () -> Void] = [:]
+        /// Connects shutdown gave up and waits for.
+        var attemptsEndingForShutdown: Set<Int> = []
+        /// What shutdown still waits for (connections closing, connects ending), and who waits.
+        var shutdownPending = 0
+        var shutdownCompletions: [@Sendable () -> Void] = []
         /// When the wait sweep is armed to run (see `boundWait(of:)`), and its timer; nil when
         /// it is not armed.
         var waitSweep: NIODeadline?
@@ -36,6 +45,19 @@ final class ConnectionPool: Sendable {
             waitSweep = nil
             defer { waitSweepTimer = nil }
             return waitSweepTimer
+        }
+
+        /// Drops `key`'s entry when it holds nothing worth keeping.
+        mutating func pruneEntry(_ key: ConnectionKey, now: NIODeadline) {
+            if entries[key]?.isUnused(now: now) == true { entries[key] = nil }
+        }
+
+        /// One thing shutdown waited for is done: the completions to call when it was the last.
+        mutating func shutdownStepDone() -> [@Sendable () -> Void] {
+            shutdownPending -= 1
+            guard shutdownPending == 0 else { return [] }
+            defer { shutdownCompletions = [] }
+            return shutdownCompletions
         }
     }
 
@@ -73,48 +95,96 @@ final class ConnectionPool: Sendable {
             openDedicatedConnection(for: exchange)
             return
         }
-        let decision = state.withLock { state -> PoolEntry.LeaseDecision? in
+        let now = clock.now
+        let action = state.withLock { state -> PoolEntry.Action? in
             guard !state.isShutDown else { return nil }
-            return state.entries[exchange.key, default: PoolEntry()].lease(exchange, limit: maximumConnectionsPerKey)
+            return state.entries[exchange.key, default: PoolEntry()].lease(exchange, limit: maximumConnectionsPerKey, now: now)
         }
-        switch decision {
-        case let .run(connection)?:
-            connection.run(exchange)
-        case .wait?:
-            boundWait(of: exchange)
-        case .connect?:
-            boundWait(of: exchange)
-            openConnection(for: exchange.key)
-        case nil:
+        guard let action else {
             exchange.finish(error: exchange.failure(.cancelled))
+            return
         }
+        if case .run = action {} else { boundWait(of: exchange) }
+        perform(action, for: exchange.key)
     }
 
-    /// Sends `exchange` again, first in line, after its reused connection died before answering.
+    /// Sends `exchange` again, first in line, after its connection died before answering or its
+    /// server refused it unprocessed.
     func retry(_ exchange: EngineExchange) {
         logger.debug("retrying on a new connection", metadata: ["origin": "\(exchange.key.authority)"])
         guard exchange.shareable else {
             openDedicatedConnection(for: exchange)
             return
         }
-        let decision = state.withLock { state -> (connect: Bool, close: HTTP1Connection?)? in
+        let now = clock.now
+        let action = state.withLock { state -> PoolEntry.Action? in
             guard !state.isShutDown else { return nil }
-            return state.entries[exchange.key, default: PoolEntry()].requeueFirst(exchange, limit: maximumConnectionsPerKey)
+            return state.entries[exchange.key, default: PoolEntry()].requeueFirst(exchange, limit: maximumConnectionsPerKey, now: now)
         }
-        guard let decision else {
+        guard let action else {
             exchange.finish(error: exchange.failure(.cancelled))
             return
         }
         boundWait(of: exchange)
-        decision.close?.channel.close(promise: nil)
-        if decision.connect { openConnection(for: exchange.key) }
+        perform(action, for: exchange.key)
     }
 
     /// Takes `exchange` out of the queue (cancelled or timed out while waiting).
     func removeWaiter(_ exchange: EngineExchange) {
+        let now = clock.now
         state.withLock { state in
             _ = state.entries[exchange.key]?.removeWaiter(exchange)
+            state.pruneEntry(exchange.key, now: now)
         }
+    }
+
+    /// Carries out what an entry decided. `error` is the failed connect's, for `.fail`.
+    private func perform(_ action: PoolEntry.Action, for key: ConnectionKey, error: (any Error)? = nil) {
+        switch action {
+        case .none:
+            break
+        case let .run(exchange, connection):
+            connection.run(exchange)
+        case let .runAll(exchanges, connection, connects):
+            for exchange in exchanges { connection.run(exchange) }
+            perform(connects, for: key)
+        case let .park(connection):
+            connection.becameIdle()
+        case let .close(connection, connects):
+            logger.debug("closing connection", metadata: ["connection": "\(connection.id)", "origin": "\(key.authority)"])
+            connection.channel.close(promise: nil)
+            perform(connects, for: key)
+        case let .fail(exchanges, connects):
+            for exchange in exchanges {
+                exchange.finish(error: error.map { ConnectionFactory.urlError(for: $0, url: exchange.request.url, key: key) }
+                    ?? exchange.failure(.cannotConnectToHost))
+            }
+            perform(connects, for: key)
+        case let .connect(connects):
+            perform(connects, for: key)
+        }
+    }
+
+    private func perform(_ connects: PoolEntry.Connects, for key: ConnectionKey) {
+        switch connects {
+        case .none:
+            break
+        case let .open(count):
+            for _ in 0..<count { openConnection(for: key) }
+        case let .after(deadline):
+            logger.debug("backing off after failed connects", metadata: ["origin": "\(key.authority)"])
+            _ = clock.schedule(on: anyEventLoop, at: deadline) { [weak self] in self?.backoffEnded(for: key) }
+        }
+    }
+
+    private func backoffEnded(for key: ConnectionKey) {
+        let now = clock.now
+        let connects = state.withLock { state -> PoolEntry.Connects in
+            guard !state.isShutDown, state.entries[key] != nil else { return .none }
+            defer { state.pruneEntry(key, now: now) }
+            return state.entries[key]?.connectsAfterBackoff(limit: maximumConnectionsPerKey, now: now) ?? .none
+        }
+        perform(connects, for: key)
     }
 
     /// Bounds the wait for a connection by the exchange's idle timeout and resource deadline.
@@ -160,6 +230,7 @@ final class ConnectionPool: Sendable {
                 guard let (ended, remaining) = state.entries[key]?.removeWaiters(expiredBy: now) else { continue }
                 expired += ended
                 if let remaining { earliest = min(earliest ?? remaining, remaining) }
+                state.pruneEntry(key, now: now)
             }
             state.waitSweep = earliest
             return (expired, earliest)
@@ -174,163 +245,221 @@ final class ConnectionPool: Sendable {
     // MARK: Connections
 
     private func openConnection(for key: ConnectionKey) {
-        let (id, tlsPolicy) = state.withLock { state -> (Int, TransportTLSPolicy?) in
+        let started = state.withLock { state -> (id: Int, tlsPolicy: TransportTLSPolicy?)? in
+            guard !state.isShutDown else { return nil }
             state.nextConnectionID += 1
             return (state.nextConnectionID, state.entries[key]?.tlsPolicy)
         }
+        guard let (id, tlsPolicy) = started else { return }
         logger.debug("opening connection", metadata: ["connection": "\(id)", "origin": "\(key.authority)",
                                                       "proxy": "\(key.proxy.map { "\($0.host):\($0.port)" } ?? "none")"])
-        factory.connect(key: key, tlsPolicy: tlsPolicy, id: id, pool: self, eventLoop: anyEventLoop, isDedicated: false).whenComplete { result in
+        let attempt = factory.connect(key: key, tlsPolicy: tlsPolicy, id: id, pool: self, eventLoop: anyEventLoop, isDedicated: false)
+        track(attempt, id: id)
+        attempt.connection.whenComplete { result in
             switch result {
             case let .success(connection): self.connectionDidOpen(connection)
-            case let .failure(error): self.connectionFailed(key: key, id: id, error: error)
+            case let .failure(error): self.connectFailed(key: key, id: id, error: error)
             }
         }
     }
 
+    /// Registers a connect under way, so that shutdown can give it up and wait for it; given up
+    /// at once when the pool is already shut down.
+    private func track(_ attempt: ConnectionFactory.Attempt, id: Int) {
+        let shutDown = state.withLock { state -> Bool in
+            guard !state.isShutDown else { return true }
+            state.attempts[id] = attempt.abort
+            return false
+        }
+        if shutDown { attempt.abort() }
+    }
+
+    /// A connect ended, one way or the other: it no longer holds shutdown up, once `closed` is
+    /// (its connection, when the pool was shut down meanwhile).
+    private func attemptEnded(id: Int, closed: EventLoopFuture<Void>?) {
+        let shutdownWaits = state.withLock { state -> Bool in
+            state.attempts.removeValue(forKey: id)
+            return state.attemptsEndingForShutdown.remove(id) != nil
+        }
+        guard shutdownWaits else { return }
+        let finish: @Sendable () -> Void = {
+            let completions = self.state.withLock { $0.shutdownStepDone() }
+            for completion in completions { completion() }
+        }
+        if let closed { closed.whenComplete { _ in finish() } } else { finish() }
+    }
+
     private func connectionDidOpen(_ connection: any PooledConnection) {
         let key = connection.key
+        let now = clock.now
         logger.debug("connection open", metadata: ["connection": "\(connection.id)", "origin": "\(key.authority)",
-                                                   "protocol": "\(connection is HTTP2Connection ? "h2" : "http/1.1")"])
+                                                   "protocol": "\(connection is any MultiplexedConnection ? "h2" : "http/1.1")"])
         var sweep: Scheduled<Void>?
-        let (assigned, connects, counts) = state.withLock { state -> ([EngineExchange], Int, ConnectionCounts?) in
-            guard !state.isShutDown else { return ([], 0, nil) }
+        let decision = state.withLock { state -> (PoolEntry.Action, ConnectionCounts)? in
+            guard !state.isShutDown else { return nil }
             state.connections[connection.id] = connection
             state.counts.open += 1
             state.counts.opened += 1
-            let (assigned, connects) = state.entries[key, default: PoolEntry()].connectionDidOpen(connection, limit: maximumConnectionsPerKey)
+            let action = state.entries[key, default: PoolEntry()].connectionOpened(connection, limit: maximumConnectionsPerKey, now: now)
             sweep = state.disarmWaitSweepIfNothingWaits()
-            return (assigned, connects, state.counts)
+            return (action, state.counts)
         }
         sweep?.cancel()
-        guard let counts else {
+        guard let (action, counts) = decision else {
             connection.channel.close(promise: nil)
+            attemptEnded(id: connection.id, closed: connection.channel.closeFuture)
             return
         }
+        attemptEnded(id: connection.id, closed: nil)
         // Registered once the connection is counted: a connection that already closed runs this
         // at once, and must find itself there to be taken off.
         connection.channel.closeFuture.whenComplete { _ in self.connectionDidClose(connection) }
         report(counts)
-        if assigned.isEmpty, let http1 = connection as? HTTP1Connection {
-            http1.channel.eventLoop.execute { http1.becameIdle() }
-        }
-        for exchange in assigned { connection.run(exchange) }
-        for _ in 0..<connects { openConnection(for: key) }
+        perform(action, for: key)
     }
 
-    private func connectionFailed(key: ConnectionKey, id: Int, error: any Error) {
-        logger.debug("connection failed", metadata: ["connection": "\(id)", "origin": "\(key.authority)",
-                                                     "error": "\(error)"])
-        let (failed, connectAgain) = state.withLock { state -> (EngineExchange?, Bool) in
-            state.entries[key]?.connectionFailed(limit: maximumConnectionsPerKey) ?? (nil, false)
+    private func connectFailed(key: ConnectionKey, id: Int, error: any Error) {
+        logger.debug("connection failed", metadata: ["connection": "\(id)", "origin": "\(key.authority)", "error": "\(error)"])
+        attemptEnded(id: id, closed: nil)
+        let now = clock.now
+        let action = state.withLock { state -> PoolEntry.Action in
+            guard !state.isShutDown, state.entries[key] != nil else { return .none }
+            defer { state.pruneEntry(key, now: now) }
+            return state.entries[key]?.connectFailed(limit: maximumConnectionsPerKey, now: now) ?? .none
         }
-        if let failed {
-            failed.finish(error: ConnectionFactory.urlError(for: error, url: failed.request.url, key: key))
-        }
-        if connectAgain { openConnection(for: key) }
+        perform(action, for: key, error: error)
     }
 
     private func connectionDidClose(_ connection: any PooledConnection) {
         let key = connection.key
+        let now = clock.now
         logger.debug("connection closed", metadata: ["connection": "\(connection.id)", "origin": "\(key.authority)"])
-        let (connect, counts) = state.withLock { state -> (Bool, ConnectionCounts?) in
-            guard state.connections.removeValue(forKey: connection.id) != nil else { return (false, nil) }
+        let (connects, counts) = state.withLock { state -> (PoolEntry.Connects, ConnectionCounts?) in
+            guard state.connections.removeValue(forKey: connection.id) != nil else { return (.none, nil) }
             state.counts.open -= 1
             state.counts.closed += 1
             let leftBefore = state.switched.remove(connection.id) != nil
-            guard !state.isShutDown, !connection.isDedicated, !leftBefore else { return (false, state.counts) }
-            let connect = state.entries[key]?.connectionDidClose(connection, limit: maximumConnectionsPerKey, wasCounted: true) ?? false
-            return (connect, state.counts)
+            guard !state.isShutDown, !connection.isDedicated, state.entries[key] != nil else { return (.none, state.counts) }
+            defer { state.pruneEntry(key, now: now) }
+            let connects = state.entries[key]?.connectionClosed(connection, wasCounted: !leftBefore, limit: maximumConnectionsPerKey,
+                                                                now: now) ?? .none
+            return (connects, state.counts)
         }
         if let counts { report(counts) }
-        if connect { openConnection(for: key) }
+        perform(connects, for: key)
     }
 
     /// An HTTP/1.1 connection finished an exchange and can take another (called on its loop).
     func release(_ connection: HTTP1Connection) {
-        let (next, sweep) = state.withLock { state -> (EngineExchange??, Scheduled<Void>?) in
-            guard !state.isShutDown else { return (.none, nil) }
-            let next = state.entries[connection.key, default: PoolEntry()].release(connection)
-            return (.some(next), state.disarmWaitSweepIfNothingWaits())
+        let decision = state.withLock { state -> (PoolEntry.Action, Scheduled<Void>?)? in
+            guard !state.isShutDown else { return nil }
+            let action = state.entries[connection.key, default: PoolEntry()].release(connection)
+            return (action, state.disarmWaitSweepIfNothingWaits())
+        }
+        guard let (action, sweep) = decision else {
+            connection.channel.close(promise: nil)
+            return
         }
         sweep?.cancel()
-        switch next {
-        case .none:
-            connection.channel.close(promise: nil)
-        case .some(nil):
-            connection.becameIdle()
-        case let .some(exchange?):
-            connection.run(exchange)
-        }
+        perform(action, for: connection.key)
     }
 
     /// `connection` switched protocols (a WebSocket): it leaves its key's entry, making room for
     /// a new connection if exchanges wait, and stays open until it closes.
     func connectionDidSwitchProtocols(_ connection: HTTP1Connection) {
-        let connect = state.withLock { state -> Bool in
-            guard state.connections[connection.id] != nil else { return false }
+        let now = clock.now
+        let connects = state.withLock { state -> PoolEntry.Connects in
+            guard state.connections[connection.id] != nil else { return .none }
             state.switched.insert(connection.id)
-            guard !state.isShutDown, !connection.isDedicated else { return false }
-            return state.entries[connection.key]?.connectionDidClose(connection, limit: maximumConnectionsPerKey, wasCounted: true) ?? false
+            guard !state.isShutDown, !connection.isDedicated else { return .none }
+            return state.entries[connection.key]?.connectionLeft(connection, limit: maximumConnectionsPerKey, now: now) ?? .none
         }
         logger.debug("connection switched protocols", metadata: ["connection": "\(connection.id)", "origin": "\(connection.key.authority)"])
-        if connect { openConnection(for: connection.key) }
+        perform(connects, for: connection.key)
     }
 
     /// Takes an idle connection out of the pool so that it can be closed; false when it is in use.
     func takeIdle(_ connection: HTTP1Connection) -> Bool {
         state.withLock { state in
-            guard let index = state.entries[connection.key]?.idle.firstIndex(where: { $0 === connection }) else { return false }
-            state.entries[connection.key]?.idle.remove(at: index)
-            return true
+            state.entries[connection.key]?.takeIdle(connection) ?? false
         }
     }
 
-    /// An HTTP/2 stream of `connection` ended: the stream is free for a waiting exchange.
-    func streamDidEnd(on connection: HTTP2Connection) {
-        let next = state.withLock { state -> EngineExchange? in
-            guard !state.isShutDown else { return nil }
-            return state.entries[connection.key]?.streamDidEnd(on: connection)
+    /// Takes a multiplexed connection whose idle timer fired out of the pool, to be closed; false
+    /// when a stream of it is leased.
+    func takeIdle(_ connection: any MultiplexedConnection) -> Bool {
+        state.withLock { state in
+            state.entries[connection.key]?.takeIdle(connection) ?? false
         }
-        next.map(connection.run)
+    }
+
+    /// A stream of `connection` ended (called once per leased stream, on its loop): the stream is
+    /// free for a waiting exchange.
+    func streamEnded(on connection: any MultiplexedConnection) {
+        let action = state.withLock { state -> PoolEntry.Action in
+            guard !state.isShutDown else { return .none }
+            return state.entries[connection.key]?.streamEnded(on: connection) ?? .none
+        }
+        perform(action, for: connection.key)
     }
 
     /// The peer changed how many concurrent streams `connection` takes (its SETTINGS).
-    func updateStreamLimit(of connection: HTTP2Connection, to limit: Int) {
-        let assigned = state.withLock { state -> [EngineExchange] in
-            guard !state.isShutDown else { return [] }
-            return state.entries[connection.key]?.updateStreamLimit(of: connection, to: limit) ?? []
+    func streamLimitChanged(of connection: any MultiplexedConnection, to limit: Int) {
+        let action = state.withLock { state -> PoolEntry.Action in
+            guard !state.isShutDown else { return .none }
+            return state.entries[connection.key]?.streamLimitChanged(of: connection, to: limit) ?? .none
         }
-        for exchange in assigned { connection.run(exchange) }
+        perform(action, for: connection.key)
     }
 
-    /// `connection` received GOAWAY: it takes no new streams.
-    func connectionIsGoingAway(_ connection: HTTP2Connection) {
-        state.withLock { state in
-            state.entries[connection.key]?.multiplexed.removeAll { $0.connection === connection }
+    /// `connection` received GOAWAY: it takes no new streams and closes once drained; waiters get
+    /// a new connection.
+    func connectionIsGoingAway(_ connection: any MultiplexedConnection) {
+        let now = clock.now
+        logger.debug("connection going away", metadata: ["connection": "\(connection.id)", "origin": "\(connection.key.authority)"])
+        let action = state.withLock { state -> PoolEntry.Action in
+            guard !state.isShutDown else { return .none }
+            return state.entries[connection.key]?.goingAway(connection, limit: maximumConnectionsPerKey, now: now) ?? .none
         }
+        perform(action, for: connection.key)
     }
 
     private func openDedicatedConnection(for exchange: EngineExchange) {
-        let id = state.withLock { state -> Int in
+        let id = state.withLock { state -> Int? in
+            guard !state.isShutDown else { return nil }
             state.nextConnectionID += 1
             return state.nextConnectionID
         }
+        guard let id else {
+            exchange.finish(error: exchange.failure(.cancelled))
+            return
+        }
         // No wait bound: the exchange is in no queue, and the connect timeout bounds the opening.
-        factory.connect(key: exchange.key, tlsPolicy: exchange.request.tlsPolicy, id: id, pool: self, eventLoop: anyEventLoop,
-                        isDedicated: true).whenComplete { result in
+        let attempt = factory.connect(key: exchange.key, tlsPolicy: exchange.request.tlsPolicy, id: id, pool: self,
+                                      eventLoop: anyEventLoop, isDedicated: true)
+        track(attempt, id: id)
+        attempt.connection.whenComplete { result in
             switch result {
             case let .success(connection):
-                let counts = self.state.withLock { state -> ConnectionCounts in
+                let counts = self.state.withLock { state -> ConnectionCounts? in
+                    guard !state.isShutDown else { return nil }
                     state.connections[connection.id] = connection
                     state.counts.open += 1
                     state.counts.opened += 1
                     return state.counts
                 }
+                guard let counts else {
+                    connection.channel.close(promise: nil)
+                    self.attemptEnded(id: id, closed: connection.channel.closeFuture)
+                    exchange.finish(error: exchange.failure(.cancelled))
+                    return
+                }
+                self.attemptEnded(id: id, closed: nil)
                 self.report(counts)
                 connection.channel.closeFuture.whenComplete { _ in self.connectionDidClose(connection) }
                 connection.run(exchange)
             case let .failure(error):
+                self.attemptEnded(id: id, closed: nil)
                 exchange.finish(error: ConnectionFactory.urlError(for: error, url: exchange.request.url, key: exchange.key))
             }
         }
@@ -342,6 +471,11 @@ final class ConnectionPool: Sendable {
         state.withLock { $0.counts }
     }
 
+    /// The keys the pool keeps an entry for (tests check that idle ones are dropped).
+    var entryCount: Int {
+        state.withLock { $0.entries.count }
+    }
+
     func observeCounts(_ observer: @escaping @Sendable (ConnectionCounts) -> Void) {
         countsObservers.withLock { $0.append(observer) }
     }
@@ -350,28 +484,53 @@ final class ConnectionPool: Sendable {
         for observer in countsObservers.withLock({ $0 }) { observer(counts) }
     }
 
-    /// Fails waiting exchanges, cancels running ones and closes every connection; `completion`
-    /// runs once they are all closed.
+    /// Fails waiting exchanges, gives up connects under way, cancels running exchanges and closes
+    /// every connection; `completion` runs once they are all closed and every connect has ended.
+    /// No connection opens after it, dedicated ones included.
     func shutdown(completion: @escaping @Sendable () -> Void) {
-        let (waiters, connections) = state.withLock { state -> ([EngineExchange], [any PooledConnection]) in
-            guard !state.isShutDown else { return ([], []) }
-            state.isShutDown = true
-            let waiters = state.entries.values.flatMap { Array($0.waiters) }
-            state.entries = [:]
-            return (waiters, Array(state.connections.values))
+        enum Step {
+            case start(waiters: [EngineExchange], connections: [any PooledConnection], attempts: [@Sendable () -> Void])
+            case wait
+            case done
         }
-        for exchange in waiters { exchange.finish(error: exchange.failure(.cancelled)) }
-        guard !connections.isEmpty else {
-            completion()
-            return
-        }
-        let closed = connections.map { connection in
-            connection.channel.eventLoop.flatSubmit {
-                connection.cancelRunningExchanges()
-                return connection.channel.close().recover { _ in }
+        let step = state.withLock { state -> Step in
+            if state.isShutDown {
+                guard state.shutdownPending > 0 else { return .done }
+                state.shutdownCompletions.append(completion)
+                return .wait
             }
+            state.isShutDown = true
+            let waiters = state.entries.keys.flatMap { state.entries[$0]?.removeAllWaiters() ?? [] }
+            state.entries = [:]
+            let connections = Array(state.connections.values)
+            let attempts = Array(state.attempts.values)
+            state.attemptsEndingForShutdown = Set(state.attempts.keys)
+            state.attempts = [:]
+            // One more than there is to wait for, taken off below once everything has started.
+            state.shutdownPending = connections.count + attempts.count + 1
+            state.shutdownCompletions = [completion]
+            return .start(waiters: waiters, connections: connections, attempts: attempts)
         }
-        EventLoopFuture.andAllComplete(closed, on: anyEventLoop).whenComplete { _ in completion() }
+        switch step {
+        case .done:
+            completion()
+        case .wait:
+            break
+        case let .start(waiters, connections, attempts):
+            for exchange in waiters { exchange.finish(error: exchange.failure(.cancelled)) }
+            for abort in attempts { abort() }
+            for connection in connections {
+                connection.channel.eventLoop.flatSubmit {
+                    connection.cancelRunningExchanges()
+                    return connection.channel.close().recover { _ in }
+                }.whenComplete { _ in
+                    let completions = self.state.withLock { $0.shutdownStepDone() }
+                    for completion in completions { completion() }
+                }
+            }
+            let completions = state.withLock { $0.shutdownStepDone() }
+            for completion in completions { completion() }
+        }
     }
 }
 

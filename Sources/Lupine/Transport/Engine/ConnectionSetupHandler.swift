@@ -34,6 +34,7 @@ final class ConnectionSetupHandler: ChannelInboundHandler, RemovableChannelHandl
     /// Bytes that arrived once the connection was ready, before the HTTP handlers were added behind
     /// this one (a server may speak first): handed on when this handler leaves.
     private var heldReads: [NIOAny] = []
+    private var context: ChannelHandlerContext?
 
     init(promise: EventLoopPromise<Negotiated>, clock: any EngineClock, timeout: TimeAmount,
          awaitsProxy: Bool, makeTLSHandler: (() throws -> NIOSSLClientHandler)?) {
@@ -45,8 +46,26 @@ final class ConnectionSetupHandler: ChannelInboundHandler, RemovableChannelHandl
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
         // The TCP connect.
         armTimer(context: context)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    /// Gives the connection up before it is set up (the engine shuts down): the setup fails with
+    /// `EngineError.shutDown` and the channel closes, a TCP connect under way included.
+    func abort() {
+        guard !isComplete else { return }
+        guard let context else {
+            isComplete = true
+            timer?.cancel()
+            promise.fail(EngineError.shutDown)
+            return
+        }
+        fail(EngineError.shutDown, context: context)
     }
 
     func channelActive(context: ChannelHandlerContext) {

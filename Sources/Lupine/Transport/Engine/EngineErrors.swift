@@ -25,6 +25,8 @@ enum EngineError: Error, Sendable {
     case tlsHandshakeBrokenOff
     /// The engine was shut down.
     case shutDown
+    /// An HTTP/2 peer left a PING unanswered for a whole interval: the connection is gone.
+    case pingUnanswered
     /// The request body's bytes do not match the length its `Content-Length` field declares:
     /// `sent` is what the body gave (so far, when it is longer).
     case bodyLengthMismatch(declared: Int64, sent: Int64)
@@ -56,6 +58,10 @@ enum EngineErrors {
                     + "the request to \(authority) was stopped and its connection closed."
                 : "The request body ended after \(sent) of the \(declared) bytes its Content-Length field declares; "
                     + "the request to \(authority) was stopped and its connection closed."
+        case let error as NIOHTTP2Errors.StreamClosed:
+            description = HTTP2StreamReset.description(of: error.errorCode, authority: authority)
+        case EngineError.pingUnanswered:
+            description = "The server at \(authority) did not answer an HTTP/2 PING in time; its connection was closed."
         default:
             description = Self.description(of: code, authority: authority)
         }
@@ -100,8 +106,7 @@ enum EngineErrors {
              is SOCKSError.InvalidClientState:
             return .cannotConnectToHost
         case let error as NIOHTTP2Errors.StreamClosed:
-            // Reset for breaking the protocol (an oversized header block, more body than announced).
-            return error.errorCode == .protocolError ? .badServerResponse : .networkConnectionLost
+            return HTTP2StreamReset.urlErrorCode(for: error.errorCode)
         case is NIOHTTP2Errors.NoSuchStream, is NIOHTTP2Errors.IOOnClosedConnection:
             return .networkConnectionLost
         // Any other HTTP/2 error is the peer breaking the protocol.
@@ -121,6 +126,7 @@ enum EngineErrors {
         case .closedDuringSetup: .networkConnectionLost
         case .tlsHandshakeBrokenOff: .secureConnectionFailed
         case .shutDown: .cancelled
+        case .pingUnanswered: .networkConnectionLost
         case let .bodyLengthMismatch(declared, sent): sent > declared ? .dataLengthExceedsMaximum : .requestBodyStreamExhausted
         }
     }

@@ -34,8 +34,8 @@ final class EngineExchange: TransportTask {
         var pauses = 0
         /// The handler holds parts or a socket read back because of a pause: a resume must wake it.
         var stalled = false
-        /// Already sent once on a reused connection that died: not retried again.
-        var retried = false
+        /// Times the exchange went back to its pool to be sent again.
+        var retries = 0
         /// `cancel()` came before the exchange reached its pool.
         var cancelledBeforeStart = false
     }
@@ -169,17 +169,22 @@ final class EngineExchange: TransportTask {
         state.withLock { $0.pauses > 0 }
     }
 
+    /// Requests the server refused unprocessed are sent again up to this many times.
+    static let unprocessedRetryLimit = 3
+
     /// Goes back to waiting for a connection after its reused connection died before any byte of
     /// the response, or before the exchange could start on it (the pool chose it while it was
-    /// closing); false when it was retried before (or ended meanwhile).
-    func prepareRetry() -> Bool {
+    /// closing), once; or, `unprocessed`, after its server refused it without processing it (an
+    /// HTTP/2 stream refused by GOAWAY or REFUSED_STREAM), up to `unprocessedRetryLimit` times.
+    /// False when it may not go again (or ended meanwhile).
+    func prepareRetry(unprocessed: Bool = false) -> Bool {
         state.withLock { state in
-            guard !state.retried else { return false }
+            guard state.retries < (unprocessed ? Self.unprocessedRetryLimit : 1) else { return false }
             switch state.phase {
             case .running, .waiting: break
             case .created, .ended: return false
             }
-            state.retried = true
+            state.retries += 1
             // The pool sets the new wait's deadline.
             state.phase = .waiting(nil)
             state.stalled = false

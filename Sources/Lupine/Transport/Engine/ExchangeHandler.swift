@@ -25,6 +25,11 @@ protocol ExchangeHandlerOwner: AnyObject {
     /// in it yet): the handler keeps the fault and fails that exchange with it. False when nobody
     /// is to use the connection (it was idle in the pool and has been taken out): it closes.
     func exchangeHandlerKeepsUnsolicitedInput(_ handler: ExchangeHandler) -> Bool
+
+    /// Whether `error`, which ended the exchange of `handler` before any response byte, says
+    /// the server did not process the request (an HTTP/2 stream refused by RST_STREAM or GOAWAY):
+    /// it may then be sent again whatever its method.
+    func exchangeHandlerRequestWasUnprocessed(_ handler: ExchangeHandler, error: any Error) -> Bool
 }
 
 /// Drives one exchange at a time through the `TransportEvents` contract, on an HTTP/1.1
@@ -66,6 +71,9 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var expectedBodyBytes: Int64?
     private var onReusedConnection = false
     private var lastActivity = NIODeadline.uptimeNanoseconds(0)
+    /// A `ReadActivityObserver` reports the bytes read (HTTP/1.1): each part read does not note
+    /// activity itself. On an HTTP/2 stream, each frame does.
+    private var observesBytes = false
     private var idleTimeout = TimeAmount.seconds(60)
     /// The timers of the idle gap and of the resource deadline. Each serves many exchanges: a
     /// timer that fires early re-arms itself for what remains.
@@ -106,6 +114,12 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     // MARK: Channel events
 
+    /// Bytes arrived on the connection (from its `ReadActivityObserver`): the idle gap restarts.
+    func bytesArrived() {
+        observesBytes = true
+        if exchange != nil { lastActivity = clock.now }
+    }
+
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         bound = NIOLoopBound(self, eventLoop: context.eventLoop)
@@ -138,7 +152,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             responseKeepsAlive = false
             return
         }
-        lastActivity = clock.now
+        if !observesBytes { lastActivity = clock.now }
         if !held.isEmpty || exchange.holdsDelivery() {
             held.append(part)
         } else {
@@ -411,9 +425,10 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         switch part {
         case let .head(head):
             sawResponseBytes = true
-            // 1xx answers other than 101 precede the real response.
+            // 1xx answers other than 101 precede the real response. On HTTP/1.1 each is followed by
+            // an end of its own; swift-nio-http2 delivers none for them.
             if head.status.code >= 100, head.status.code < 200, head.status.code != 101 {
-                isInformational = true
+                isInformational = head.version.major < 2
                 return
             }
             if head.status.code == 407, exchange.key.sendsAbsoluteForm {
@@ -571,10 +586,18 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// byte was most likely closed by the server while idle: the request goes out once more on a
     /// new connection, as URLSession does.
     private func connectionFailed(_ exchange: EngineExchange, error: any Error) {
-        let retry = onReusedConnection && !sawResponseBytes && exchange.bodyIsReplayable && Self.isConnectionLoss(error)
+        let unprocessed = !sawResponseBytes && (owner?.exchangeHandlerRequestWasUnprocessed(self, error: error) ?? false)
+        let deadReusedConnection = onReusedConnection && !sawResponseBytes && Self.isConnectionLoss(error)
         endExchange()
-        if retry, exchange.prepareRetry() {
+        if exchange.bodyIsReplayable, unprocessed || deadReusedConnection, exchange.prepareRetry(unprocessed: unprocessed) {
             exchange.pool.retry(exchange)
+            return
+        }
+        if unprocessed {
+            exchange.finish(error: exchange.failure(.networkConnectionLost,
+                                                    "The server at \(exchange.key.authority) refused the request without processing it "
+                                                        + "(HTTP/2 GOAWAY or REFUSED_STREAM); it was not sent again: "
+                                                        + (exchange.bodyIsReplayable ? "it was refused again." : "its body cannot be replayed.")))
             return
         }
         exchange.finish(error: EngineErrors.urlError(for: error, url: exchange.request.url, authority: exchange.key.authority))

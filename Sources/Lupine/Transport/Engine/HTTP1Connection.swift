@@ -1,26 +1,13 @@
 import NIOCore
 import NIOHTTP1
 
-/// A connection of the pool, whatever its protocol.
-protocol PooledConnection: AnyObject, Sendable {
-    /// Unique within the engine, for logs and the pool's bookkeeping.
-    var id: Int { get }
-    var key: ConnectionKey { get }
-    var channel: any Channel { get }
-    /// A connection of its own for one exchange, outside the per-key limit.
-    var isDedicated: Bool { get }
-    /// Starts `exchange` on this connection (from any thread).
-    func run(_ exchange: EngineExchange)
-    /// Fails the exchanges running on it with `URLError(.cancelled)` (on its event loop).
-    func cancelRunningExchanges()
-}
-
 /// An HTTP/1.1 connection: one exchange at a time, kept alive and handed back to its pool
 /// between exchanges, closed after `idleConnectionTimeout` unused. After a 101 to an upgrade
 /// exchange it leaves the pool and carries the new protocol until it closes.
 final class HTTP1Connection: PooledConnection, ExchangeHandlerOwner, @unchecked Sendable {
     /// The HTTP handlers of the connection's pipeline, removed when it switches protocols.
     struct HTTPHandlers {
+        var readObserver: ReadActivityObserver
         var encoder: HTTPRequestEncoder
         var decoder: ByteToMessageHandler<HTTPResponseDecoder>
         var headerValidator: NIOHTTPRequestHeadersValidator
@@ -93,6 +80,7 @@ final class HTTP1Connection: PooledConnection, ExchangeHandlerOwner, @unchecked 
         let pipeline = channel.pipeline.syncOperations
         let buffer = ProtocolSwitchBuffer()
         do {
+            pipeline.removeHandler(httpHandlers.readObserver, promise: nil)
             pipeline.removeHandler(httpHandlers.headerValidator, promise: nil)
             pipeline.removeHandler(httpHandlers.encoder, promise: nil)
             try pipeline.addHandler(buffer, position: .after(httpHandlers.decoder))
@@ -128,15 +116,29 @@ final class HTTP1Connection: PooledConnection, ExchangeHandlerOwner, @unchecked 
         pool.release(self)
     }
 
+    func exchangeHandlerRequestWasUnprocessed(_ handler: ExchangeHandler, error: any Error) -> Bool {
+        // HTTP/1.1 cannot tell; a reused connection that died before any response byte is
+        // retried by the handler's own rule.
+        false
+    }
+
     func exchangeHandlerKeepsUnsolicitedInput(_ handler: ExchangeHandler) -> Bool {
         // Idle in the pool: taken out and closed, never used. Otherwise an exchange has it or is
         // about to (the pool handed it over, or has not got it yet and hands it to a waiter).
         !pool.takeIdle(self)
     }
 
+    func becameIdle() {
+        if channel.eventLoop.inEventLoop {
+            idle()
+        } else {
+            channel.eventLoop.execute { self.idle() }
+        }
+    }
+
     /// Marks the connection idle in its pool; the idle timer closes it if it stays unused. One
     /// timer serves many idle periods: it re-arms itself instead of being cancelled on each use.
-    func becameIdle() {
+    private func idle() {
         if handler.serverSpokeFirst, pool.takeIdle(self) {
             // The server spoke before the pool had the connection, and nobody was waiting for it.
             channel.close(promise: nil)
