@@ -44,27 +44,37 @@ import Testing
 
     @Test func connectsToARefusingHostBackOff() async throws {
         let store = LogStore()
-        let engine = Self.engine(logging: store)
-        let session = Session(transport: engine)
-        let url = "http://127.0.0.1:\(try closedLoopbackPort())/get"
-        for _ in 0..<3 {
-            let response = await session.request(url).serializingData().response
-            #expect(response.error?.sessionTaskURLErrorCode == .cannotConnectToHost)
+        let clock = ManualEngineClock()
+        let session = Session.onManualClock(clock) { configuration in
+            configuration.logger = Logger(label: "test.lupine.engine") { _ in InMemoryLogHandler(store: store) }
+            configuration.logger.logLevel = .debug
         }
-        #expect(store.entries.contains { $0.message == "backing off after failed connects" })
-        #expect(Self.connects(in: store) == 3)
+        let url = "http://127.0.0.1:\(try closedLoopbackPort())/get"
+        let first = await session.request(url).serializingData().response
+        #expect(first.error?.sessionTaskURLErrorCode == .cannotConnectToHost)
+
+        // The next connect waits for the end of the backoff.
+        let second = session.request(url).serializingData()
+        #expect(await waitUntil { store.entries.contains { $0.message == "backing off after failed connects" } })
+        #expect(Self.connects(in: store) == 1)
+        clock.advance(by: .milliseconds(100))
+        #expect(await second.response.error?.sessionTaskURLErrorCode == .cannotConnectToHost)
+        #expect(Self.connects(in: store) == 2)
     }
 
     @Test func anOriginNoLongerUsedLeavesNoPoolEntry() async throws {
         let server = try await LupineTestServer.start()
-        var configuration = ConnectionEngine.Configuration(idleConnectionTimeout: 0.2)
-        configuration.maximumConnectionsPerHost = 2
+        let clock = ManualEngineClock()
+        var configuration = ConnectionEngine.Configuration(idleConnectionTimeout: 30)
+        configuration.clock = clock
         let engine = ConnectionEngine(configuration: configuration)
         let session = Session(transport: engine)
         #expect(await session.performsNormalRequest(on: server))
         #expect(engine.poolEntryCount == 1)
-        #expect(await waitUntil { engine.connectionCounts.open == 0 })
-        #expect(await waitUntil { engine.poolEntryCount == 0 })
+
+        #expect(await clock.waitForTimers(dueWithin: .seconds(30)))
+        clock.advance(by: .seconds(31))
+        #expect(await waitUntil { engine.connectionCounts.open == 0 && engine.poolEntryCount == 0 })
         try await server.shutdown()
     }
 

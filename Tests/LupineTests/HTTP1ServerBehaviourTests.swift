@@ -55,13 +55,13 @@ import Testing
     }
 
     /// URLSession's request timeout restarts whenever data arrives: a head that trickles in one
-    /// byte every 20 ms, for well over the timeout in all, is no quiet server.
+    /// byte every 40 ms, for more than twice the timeout in all, is no quiet server.
     @Test func aResponseHeadTricklingInFasterThanTheTimeoutSucceeds() async throws {
         let server = try await LupineTestServer.start()
         let session = Session()
         // The connection first, outside the short timeout.
         _ = await Self.get(session, server.url("/get"))
-        let response = await Self.get(session, server.url("/fault/dribble-head?interval-ms=20"), timeout: 0.5)
+        let response = await Self.get(session, server.url("/fault/dribble-head?interval-ms=40"), timeout: 1.5)
         try await server.shutdown()
 
         #expect(response.error == nil, "\(String(describing: response.error))")
@@ -71,7 +71,7 @@ import Testing
     @Test func aResponseHeadTricklingInSlowerThanTheTimeoutTimesOut() async throws {
         let server = try await LupineTestServer.start()
         let session = Session()
-        let response = await Self.get(session, server.url("/fault/dribble-head?interval-ms=700"), timeout: 0.3)
+        let response = await Self.get(session, server.url("/fault/dribble-head?interval-ms=1000"), timeout: 0.3)
         try await server.shutdown()
 
         #expect(response.error?.sessionTaskURLErrorCode == .timedOut)

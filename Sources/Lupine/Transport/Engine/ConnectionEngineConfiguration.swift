@@ -23,8 +23,8 @@ extension ConnectionEngine {
         /// (`URLError(.cannotDecodeContentData)`). `Int.max` turns the check off.
         public var decompressionRatioLimit: Int
         /// How often an HTTP/2 connection sends a PING to check that its server is still there, or
-        /// nil (the default) for never. A PING left unanswered for as long (at least a second)
-        /// closes the connection; its requests fail with `URLError(.networkConnectionLost)`.
+        /// nil (the default) for never. A PING left unanswered for as long (at least five
+        /// seconds) closes the connection; its requests fail with `URLError(.networkConnectionLost)`.
         public var http2PingInterval: TimeInterval?
         /// Receives connection events: opened, reused, closed, TLS handshakes, proxy tunnels.
         /// By default nothing is logged.

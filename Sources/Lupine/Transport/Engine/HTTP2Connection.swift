@@ -235,6 +235,10 @@ final class HTTP2Connection: MultiplexedConnection, ExchangeHandlerOwner, @unche
 
     // MARK: PING
 
+    /// The shortest time a PING's answer is waited for, whatever the interval: a busy peer (or a
+    /// busy machine) may take longer than a short interval to answer.
+    static let minimumPingTimeout = TimeAmount.seconds(5)
+
     private func schedulePing() {
         guard let pingInterval, channel.isActive else { return }
         pingTimer = clock.schedule(on: channel.eventLoop, at: clock.now + pingInterval) { [weak self] in
@@ -242,14 +246,14 @@ final class HTTP2Connection: MultiplexedConnection, ExchangeHandlerOwner, @unche
         }
     }
 
-    /// Sends a PING, unless one is still unanswered: after a whole interval (at least a second)
-    /// without an answer, the peer is gone and the connection closes.
+    /// Sends a PING, unless one is still unanswered: after a whole interval (at least
+    /// `minimumPingTimeout`) without an answer, the peer is gone and the connection closes.
     private func pingIsDue() {
         pingTimer = nil
         guard let pingInterval, channel.isActive else { return }
         let now = clock.now
         if let pendingPing {
-            if now - pendingPing.sentAt >= max(pingInterval, .seconds(1)) {
+            if now - pendingPing.sentAt >= max(pingInterval, Self.minimumPingTimeout) {
                 pool.logger.debug("PING unanswered, closing", metadata: ["connection": "\(id)", "origin": "\(key.authority)"])
                 failRunningStreams(with: EngineError.pingUnanswered)
                 channel.close(promise: nil)
