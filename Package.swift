@@ -119,6 +119,13 @@ let package = Package(
             ],
             resources: [.copy("Resources/TLS")]
         ),
+        // Code written as Alamofire's users write it, built in the Swift 5 language mode as
+        // Alamofire's own tests are: it must compile against Lupine unchanged, and run.
+        .testTarget(
+            name: "LupineSwift5ModeTests",
+            dependencies: ["Lupine", "LupineTestServer"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
         // Runs the built `lupine` executable as a subprocess; depending on its target makes
         // `swift test` build it.
         .testTarget(

@@ -16,11 +16,49 @@ import FoundationNetworking
 /// ```
 ///
 /// The `URLSessionTask`-typed closures (`requestDidCreateTask`, `requestDidResumeTask`...) receive
-/// the attempt's facade task. There are no closures for Alamofire's URLSession delegate events
-/// (`sessionDidBecomeInvalidWithError`, `taskDidComplete`, `dataTaskDidReceiveData`...) nor for
-/// metrics: Lupine runs no URLSession. The `requestDid...Exchange` closures and
+/// the attempt's facade task. The closures for Alamofire's URLSession delegate events
+/// (`sessionDidBecomeInvalidWithError`, `taskDidComplete`, `dataTaskDidReceiveData` and the rest
+/// of the URLSession-typed ones) and for metrics (`requestDidGatherMetrics`) are there so that
+/// code written for Alamofire that sets them compiles, but Lupine never calls them: it runs no
+/// URLSession, and no `URLSessionTaskMetrics` exist. Read the request-level events instead (a
+/// response's `Timeline` takes the place of metrics). The `requestDid...Exchange` closures and
 /// `requestDidCompleteAttemptWithError` add what Lupine's transport reports.
 open class ClosureEventMonitor: EventMonitor, @unchecked Sendable {
+    // MARK: URLSession events, never called
+
+    /// Never called: Lupine has no URLSession to become invalid.
+    open var sessionDidBecomeInvalidWithError: ((URLSession, (any Error)?) -> Void)?
+    /// Never called: authentication challenges are answered by `authenticate(...)` and the
+    /// credential storage.
+    open var taskDidReceiveChallenge: ((URLSession, URLSessionTask, URLAuthenticationChallenge) -> Void)?
+    /// Never called: read a request's `uploadProgress` instead.
+    open var taskDidSendBodyData: ((URLSession, URLSessionTask, Int64, Int64, Int64) -> Void)?
+    /// Never called: upload streams are read by Lupine's transport.
+    open var taskNeedNewBodyStream: ((URLSession, URLSessionTask) -> Void)?
+    /// Never called: redirects reach the request's `RedirectHandler`.
+    open var taskWillPerformHTTPRedirection: ((URLSession, URLSessionTask, HTTPURLResponse, URLRequest) -> Void)?
+    /// Never called: no `URLSessionTaskMetrics` exist; see `requestDidCompleteAttemptWithError`'s
+    /// `Timeline`.
+    open var taskDidFinishCollectingMetrics: ((URLSession, URLSessionTask, URLSessionTaskMetrics) -> Void)?
+    /// Never called: see `requestDidCompleteTaskWithError`.
+    open var taskDidComplete: ((URLSession, URLSessionTask, (any Error)?) -> Void)?
+    /// Never called: Lupine does not wait for connectivity.
+    open var taskIsWaitingForConnectivity: ((URLSession, URLSessionTask) -> Void)?
+    /// Never called: see `requestDidReceiveResponse`.
+    open var dataTaskDidReceiveResponse: ((URLSession, URLSessionDataTask, URLResponse) -> Void)?
+    /// Never called: read the body with a `DataStreamRequest` or the request's `downloadProgress`.
+    open var dataTaskDidReceiveData: ((URLSession, URLSessionDataTask, Data) -> Void)?
+    /// Never called: the request's `CachedResponseHandler` sees what is cached.
+    open var dataTaskWillCacheResponse: ((URLSession, URLSessionDataTask, CachedURLResponse) -> Void)?
+    /// Never called: see `requestDidFinishDownloadingUsingTaskWithResult`.
+    open var downloadTaskDidFinishDownloadingToURL: ((URLSession, URLSessionDownloadTask, URL) -> Void)?
+    /// Never called: read a download's `downloadProgress` instead.
+    open var downloadTaskDidWriteData: ((URLSession, URLSessionDownloadTask, Int64, Int64, Int64) -> Void)?
+    /// Never called: a resumed download starts from its resume data's offset.
+    open var downloadTaskDidResumeAtOffset: ((URLSession, URLSessionDownloadTask, Int64, Int64) -> Void)?
+
+    // MARK: Request events
+
     /// `request(_:didCreateInitialURLRequest:)`.
     open var requestDidCreateInitialURLRequest: ((Request, URLRequest) -> Void)?
     /// `request(_:didFailToCreateURLRequestWithError:)`.
@@ -33,6 +71,9 @@ open class ClosureEventMonitor: EventMonitor, @unchecked Sendable {
     open var requestDidCreateURLRequest: ((Request, URLRequest) -> Void)?
     /// `request(_:didCreateTask:)`.
     open var requestDidCreateTask: ((Request, URLSessionTask) -> Void)?
+    /// Never called: no `URLSessionTaskMetrics` exist; see `requestDidCompleteAttemptWithError`'s
+    /// `Timeline`.
+    open var requestDidGatherMetrics: ((Request, URLSessionTaskMetrics) -> Void)?
     /// `request(_:didFailTask:earlyWithError:)`.
     open var requestDidFailTaskEarlyWithError: ((Request, URLSessionTask, AFError) -> Void)?
     /// `request(_:didCompleteTask:with:)`.
