@@ -6,8 +6,31 @@ import Lupine
 import Testing
 
 /// `responseJSON` and `JSONResponseSerializer`, deprecated in Alamofire 5.12 and kept for older code.
+///
+/// This target is built in the Swift 6 language mode. There, as with Alamofire, code can name
+/// `responseJSON`'s types (`AFDataResponse<Any>` in a closure or a signature) but not read their
+/// members (`Any` is not `Sendable`): the values are read through `JSONResponseSerializer`, whose
+/// value is `any Sendable`, and `responseJSON`'s responses are described. LupineSwift5ModeTests
+/// reads them as Alamofire's own tests do, in the Swift 5 mode.
 @Suite struct ResponseJSONTests {
-    @Test func responseJSONParsesAnObjectThatReadsAsADictionary() async throws {
+    @Test func responseJSONHandsOverAlamofiresTypes() async throws {
+        let server = try await testServer()
+        let data = await DeprecatedJSON.responseJSONDescription(Session(), server.url("/json"))
+        let download = await DeprecatedJSON.downloadResponseJSONDescription(Session(), server.url("/json"))
+        #expect(data.hasPrefix("success("))
+        #expect(data.contains("slideshow"))
+        #expect(download.hasPrefix("success("))
+        #expect(download.contains("slideshow"))
+    }
+
+    @Test func responseJSONHandsOverTheSerializersFailure() async throws {
+        let server = try await testServer()
+        let description = await DeprecatedJSON.responseJSONDescription(Session(), server.url("/html"))
+        #expect(description.hasPrefix("failure("))
+        #expect(description.contains("jsonSerializationFailed"))
+    }
+
+    @Test func serializerParsesAnObjectThatReadsAsADictionary() async throws {
         let server = try await testServer()
         let response = await DeprecatedJSON.data(Session(), server.url("/json"))
         #expect(response.error == nil)
@@ -41,12 +64,19 @@ import Testing
         }
     }
 
-    @Test func downloadResponseJSONReadsTheFile() async throws {
+    @Test func downloadSerializerReadsTheFile() async throws {
         let server = try await testServer()
         let response = await DeprecatedJSON.download(Session(), server.url("/json"))
         #expect(response.error == nil)
         #expect((response.value as? [String: Any])?["slideshow"] != nil)
         if let fileURL = response.fileURL { try? FileManager.default.removeItem(at: fileURL) }
+    }
+
+    /// `responseJSON` hands over the serializer's value retyped as `Any` (see
+    /// Request+ResponseJSON.swift): sound only while `any Sendable` and `Any` are one type at run time.
+    @Test func anySendableAndAnyAreOneTypeAtRunTime() {
+        #expect(ObjectIdentifier((any Sendable).self) == ObjectIdentifier(Any.self))
+        #expect(MemoryLayout<any Sendable>.size == MemoryLayout<Any>.size)
     }
 
     @Test func serializerHonoursItsOptionsAndPreprocessor() throws {
@@ -67,6 +97,8 @@ import Testing
 private protocol DeprecatedJSONCalls: Sendable {
     func data(_ session: Session, _ url: String) async -> AFDataResponse<any Sendable>
     func download(_ session: Session, _ url: String) async -> AFDownloadResponse<any Sendable>
+    func responseJSONDescription(_ session: Session, _ url: String) async -> String
+    func downloadResponseJSONDescription(_ session: Session, _ url: String) async -> String
     func serialize(_ data: Data, method: HTTPMethod, options: JSONSerialization.ReadingOptions,
                    preprocessor: any DataPreprocessor, error: (any Error)?) throws -> any Sendable
 }
@@ -82,18 +114,49 @@ extension DeprecatedJSONCalls {
 }
 
 private struct DeprecatedJSONCaller: DeprecatedJSONCalls {
+    /// `JSONResponseSerializer` through `response(responseSerializer:)`: its value is `any Sendable`.
     @available(*, deprecated, message: "Exercises deprecated API.")
     func data(_ session: Session, _ url: String) async -> AFDataResponse<any Sendable> {
         await withCheckedContinuation { continuation in
-            session.request(url).responseJSON { continuation.resume(returning: $0) }
+            session.request(url).response(responseSerializer: JSONResponseSerializer()) { continuation.resume(returning: $0) }
         }
     }
 
     @available(*, deprecated, message: "Exercises deprecated API.")
     func download(_ session: Session, _ url: String) async -> AFDownloadResponse<any Sendable> {
         await withCheckedContinuation { continuation in
-            session.download(url).responseJSON { continuation.resume(returning: $0) }
+            session.download(url).response(responseSerializer: JSONResponseSerializer()) { continuation.resume(returning: $0) }
         }
+    }
+
+    // `responseJSON`'s types named as older code names them (issue #39): as a closure's result, as
+    // a closure's parameter, in a function's signature.
+    @available(*, deprecated, message: "Exercises deprecated API.")
+    func responseJSONDescription(_ session: Session, _ url: String) async -> String {
+        let response: AFDataResponse<Any> = await withCheckedContinuation { continuation in
+            session.request(url).responseJSON { continuation.resume(returning: $0) }
+        }
+        return Self.describe(response)
+    }
+
+    @available(*, deprecated, message: "Exercises deprecated API.")
+    func downloadResponseJSONDescription(_ session: Session, _ url: String) async -> String {
+        let request = session.download(url)
+        let description = await withCheckedContinuation { continuation in
+            request.responseJSON { (response: AFDownloadResponse<Any>) in
+                continuation.resume(returning: Self.describe(response))
+            }
+        }
+        if let fileURL = request.fileURL { try? FileManager.default.removeItem(at: fileURL) }
+        return description
+    }
+
+    private static func describe(_ response: AFDataResponse<Any>) -> String {
+        String(describing: response)
+    }
+
+    private static func describe(_ response: AFDownloadResponse<Any>) -> String {
+        String(describing: response)
     }
 
     @available(*, deprecated, message: "Exercises deprecated API.")

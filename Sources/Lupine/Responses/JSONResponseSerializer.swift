@@ -9,10 +9,13 @@ import FoundationNetworking
 /// An empty or missing body is an error, unless the request method or the status code allows an
 /// empty body: the value is then `NSNull()`.
 ///
-/// Lupine is built in the Swift 6 language mode, where `Any` cannot stand for a response's value
-/// (values cross threads, so they must be `Sendable`). The value is therefore typed `any Sendable`;
-/// it holds exactly what `JSONSerialization` returned, so `value as? [String: Any]` and the like
-/// work as with Alamofire.
+/// Its `SerializedObject` is `any Sendable`, where Alamofire's is `Any`: the serializer protocols
+/// require a `Sendable` value, and in the Swift 6 language mode, in which Lupine is built, no type
+/// whose value is `Any` can conform to them (Alamofire, built in the Swift 5 mode, conforms with a
+/// warning). The value holds exactly what `JSONSerialization` returned, so `value as? [String: Any]`
+/// works as with Alamofire. `responseJSON` hands over Alamofire's types, `AFDataResponse<Any>` and
+/// `AFDownloadResponse<Any>`; code that passes this serializer to `response(responseSerializer:)`
+/// itself gets an `AFDataResponse<any Sendable>`.
 @available(*, deprecated, message: "JSONResponseSerializer deprecated and will be removed in Alamofire 6. Use DecodableResponseSerializer instead.")
 public final class JSONResponseSerializer: ResponseSerializer {
     /// Transforms a non-empty body before it is parsed.
