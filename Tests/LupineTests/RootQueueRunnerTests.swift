@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 @testable import Lupine
+import NIOPosix
 import Testing
 
 /// Root-queue work runs on the calling thread when the queue is free, in order behind what is
@@ -31,19 +32,17 @@ import Testing
         #expect(order.current == [0, 1, 2])
     }
 
-    @Test func aTransportsEventFromInsideRootQueueWorkRunsAfterThatWork() {
+    /// The thread contract: root-queue work (user code among it) never runs on an event loop,
+    /// even with the root queue idle; the loop queues it and goes on.
+    @Test func workAskedForOnAnEventLoopIsQueuedNotRunThere() async {
         let runner = RootQueueRunner(queue: DispatchQueue(label: "test.root"))
-        let order = Locked<[String]>([])
-        let done = DispatchSemaphore(value: 0)
-        runner.run {
-            runner.runForTransport {
-                order.withValue { $0.append("event") }
-                done.signal()
-            }
-            order.withValue { $0.append("start") }
+        let ranOnALoop = Locked<Bool?>(nil)
+        MultiThreadedEventLoopGroup.singleton.next().execute {
+            runner.run { ranOnALoop.withValue { $0 = ThreadContract.isOnEventLoop } }
+            runner.run(runner) { _ in ranOnALoop.withValue { $0 = ($0 ?? false) || ThreadContract.isOnEventLoop } }
         }
-        done.wait()
-        #expect(order.current == ["start", "event"])
+        #expect(await waitUntil { ranOnALoop.current != nil })
+        #expect(ranOnALoop.current == false)
     }
 
     @Test func actionsDeferredByRootQueueWorkRunOnceItIsOver() {

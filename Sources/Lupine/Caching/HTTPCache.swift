@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import NIOConcurrencyHelpers
 
 /// A Session's HTTP cache: the rules of `HTTPCacheRules` applied to Lupine's store for the
 /// configuration's `URLCache` (see `HTTPCacheStore`: keyed by the whole URL, bounded by the
@@ -14,9 +15,11 @@ struct HTTPCache: Sendable {
     }
 
     /// What the cache does for one hop sending `headerFields` (an `OutgoingRequest`'s), decided
-    /// before the network is used.
+    /// before the network is used. Nil when only a read of the disk can tell and
+    /// `allowingDiskIO` is false (the caller is on an event loop or in a task): ask again where
+    /// the disk may be read.
     func action(for request: URLRequest, headerFields requestHeaders: [String: String], policy: URLRequest.CachePolicy,
-                now: Date = Date()) -> HTTPCacheAction {
+                now: Date = Date(), allowingDiskIO: Bool = true) -> HTTPCacheAction? {
         guard let url = request.url else { return .load }
         let method = request.httpMethod ?? "GET"
         // Only a GET is ever answered from the store, and the reload policies never use it: the
@@ -24,7 +27,13 @@ struct HTTPCache: Sendable {
         guard method.lupineEqualsIgnoringASCIICase("GET"),
               policy != .reloadIgnoringLocalCacheData, policy != .reloadIgnoringLocalAndRemoteCacheData else { return .load }
         // An empty store misses without the key being made (a walk over the whole URL).
-        let stored = store.isEmpty ? nil : store.lookUp(url, key: HTTPCacheKey(url), requestHeaders: requestHeaders)
+        var stored: StoredResponse?
+        if !store.isEmpty {
+            switch store.lookUp(url, key: HTTPCacheKey(url), requestHeaders: requestHeaders, allowingDiskIO: allowingDiskIO) {
+            case let .found(found): stored = found
+            case .needsDiskIO: return nil
+            }
+        }
         let decision = HTTPCacheRules.decision(method: method,
                                                requestHeaders: requestHeaders,
                                                policy: policy,
@@ -43,7 +52,9 @@ struct HTTPCache: Sendable {
     }
 
     /// Offers a complete response to `handler` (default: store as proposed) and stores what it
-    /// answers, when RFC 9111 lets the response be stored at all.
+    /// answers, when RFC 9111 lets the response be stored at all. Returns the disk write of what
+    /// was stored before this returned, if any (a handler answering later is not waited for).
+    @discardableResult
     func storeIfAllowed(statusCode: Int,
                         headerFields: [String: String],
                         data: Data,
@@ -51,13 +62,13 @@ struct HTTPCache: Sendable {
                         requestTime: Date,
                         responseTime: Date,
                         handler: (any CachedResponseHandler)?,
-                        task makeTask: () -> URLSessionDataTask) {
+                        task makeTask: () -> URLSessionDataTask) -> HTTPCacheDiskStore.Write? {
         // The fields sent, read without making the merged URLRequest (a copy of the whole
         // Foundation request): most responses are turned down here.
-        guard let url = request.url else { return }
+        guard let url = request.url else { return nil }
         let requestHeaders = request.headerFields
         guard HTTPCacheRules.isStorable(method: request.base.httpMethod ?? "GET", requestHeaders: requestHeaders,
-                                        statusCode: statusCode, responseHeaders: headerFields) else { return }
+                                        statusCode: statusCode, responseHeaders: headerFields) else { return nil }
         let entry = HTTPCacheEntry(statusCode: statusCode, headerFields: headerFields,
                                    requestTime: requestTime, responseTime: responseTime,
                                    varyValues: HTTPCacheRules.varyValues(responseHeaders: headerFields, requestHeaders: requestHeaders))
@@ -67,16 +78,25 @@ struct HTTPCache: Sendable {
         let proposed = StoredResponse(entry: entry, data: data, storagePolicy: policy)
         let (store, key) = (store, HTTPCacheKey(url))
         guard let handler else {
-            store.store(proposed, for: url, key: key, requestHeaders: requestHeaders)
-            return
+            return store.store(proposed, for: url, key: key, requestHeaders: requestHeaders)
         }
-        guard let offered = proposed.cachedURLResponse(for: url) else { return }
+        guard let offered = proposed.cachedURLResponse(for: url) else { return nil }
+        ThreadContract.userCode("a cached response handler")
+        let answer = NIOLockedValueBox<(isOver: Bool, write: HTTPCacheDiskStore.Write?)>((false, nil))
         handler.dataTask(makeTask(), willCacheResponse: offered) { chosen in
             guard let chosen else { return }
             let stored = chosen === offered
                 ? proposed
                 : Self.storedResponse(chosen, requestHeaders: requestHeaders, requestTime: requestTime, responseTime: responseTime)
-            if let stored { store.store(stored, for: url, key: key, requestHeaders: requestHeaders) }
+            guard let stored else { return }
+            let write = store.store(stored, for: url, key: key, requestHeaders: requestHeaders)
+            answer.withLockedValue { answer in
+                if !answer.isOver { answer.write = write }
+            }
+        }
+        return answer.withLockedValue { answer in
+            answer.isOver = true
+            return answer.write
         }
     }
 

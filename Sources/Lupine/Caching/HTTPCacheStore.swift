@@ -43,21 +43,44 @@ final class HTTPCacheStore: @unchecked Sendable {
         state.withLockedValue { $0.memory.count == 0 } && (disk?.isKnownEmpty ?? true)
     }
 
-    /// The stored response for `url` that a request with `requestHeaders` selects, if any.
-    func lookUp(_ url: URL, key: HTTPCacheKey, requestHeaders: [String: String]) -> StoredResponse? {
-        guard let cache else { return nil }
+    /// What a lookup found: the stored response a request selects (nil for none), or that only
+    /// a read of the disk can tell.
+    enum Lookup {
+        case found(StoredResponse?)
+        case needsDiskIO
+    }
+
+    /// The stored response for `url` that a request with `requestHeaders` selects, if any. With
+    /// `allowingDiskIO` false (a caller on an event loop or in a task, where no file is read), a
+    /// lookup the memory tier cannot answer and the disk may answers `.needsDiskIO`.
+    func lookUp(_ url: URL, key: HTTPCacheKey, requestHeaders: [String: String], allowingDiskIO: Bool) -> Lookup {
+        guard let cache else { return .found(nil) }
         if cache.memoryCapacity > 0,
            let (variants, marker) = state.withLockedValue({ $0.memory.node(for: key).map { ($0.variants, $0.marker) } }) {
             // Checked outside the lock: it asks the URLCache.
             if marker.isHeld(by: cache) {
-                return Self.select(variants, requestHeaders: requestHeaders)
+                return .found(Self.select(variants, requestHeaders: requestHeaders))
             }
             dropCleared(key, url: url, cache: cache)
-            return nil
+            return .found(nil)
         }
-        guard let disk, cache.diskCapacity > 0, let file = disk.read(key, url: url) else { return nil }
-        promote(file.variants, url: url, key: key, cache: cache)
-        return Self.select(file.variants, requestHeaders: requestHeaders)
+        guard let disk, cache.diskCapacity > 0 else { return .found(nil) }
+        switch disk.lookUp(key, url: url, allowingDiskIO: allowingDiskIO) {
+        case .miss:
+            return .found(nil)
+        case .needsDiskIO:
+            return .needsDiskIO
+        case let .found(variants):
+            promote(variants, url: url, key: key, cache: cache)
+            return .found(Self.select(variants, requestHeaders: requestHeaders))
+        }
+    }
+
+    /// The stored response for `url` that a request with `requestHeaders` selects, if any; reads
+    /// the disk when it must.
+    func lookUp(_ url: URL, key: HTTPCacheKey, requestHeaders: [String: String]) -> StoredResponse? {
+        guard case let .found(stored) = lookUp(url, key: key, requestHeaders: requestHeaders, allowingDiskIO: true) else { return nil }
+        return stored
     }
 
     /// The variant a request with `requestHeaders` selects.
@@ -105,9 +128,12 @@ final class HTTPCacheStore: @unchecked Sendable {
     /// Stores `response`, received for a request with `requestHeaders`: it replaces the variant
     /// that request selected, and the least recently stored variant goes when there are too many.
     ///
-    /// Like URLSession, a tier does not take a response larger than 5% of its capacity.
-    func store(_ response: StoredResponse, for url: URL, key: HTTPCacheKey, requestHeaders: [String: String]) {
-        guard let cache else { return }
+    /// Like URLSession, a tier does not take a response larger than 5% of its capacity. The memory
+    /// tier takes it at once; the disk tier's file is written on its own queue, and the returned
+    /// write, when there is one, tells when it is on disk (lookups find it at once meanwhile).
+    @discardableResult
+    func store(_ response: StoredResponse, for url: URL, key: HTTPCacheKey, requestHeaders: [String: String]) -> HTTPCacheDiskStore.Write? {
+        guard let cache else { return nil }
         let memoryCapacity = cache.memoryCapacity
         var cacheWasCleared = false
         if memoryCapacity > 0, response.cost <= memoryCapacity / 20 {
@@ -125,16 +151,15 @@ final class HTTPCacheStore: @unchecked Sendable {
             state.withLockedValue { $0.memory.remove(key) }
         }
         let diskCapacity = cache.diskCapacity
-        guard let disk, diskCapacity > 0 else { return }
+        guard let disk, diskCapacity > 0 else { return nil }
         if cacheWasCleared { disk.removeAll() }
         guard response.storagePolicy == .allowed, response.cost <= diskCapacity / 20 else {
             // The disk keeps nothing older than what memory now holds for this request.
-            disk.remove(key, url: url)
-            return
+            return disk.remove(key, url: url)
         }
-        let current = disk.read(key, url: url)?.variants ?? []
-        disk.write(Self.merging(response, into: current, requestHeaders: requestHeaders).filter { $0.storagePolicy == .allowed },
-                   for: key, url: url, capacity: diskCapacity)
+        return disk.update(key, url: url, capacity: diskCapacity) { current in
+            Self.merging(response, into: current, requestHeaders: requestHeaders).filter { $0.storagePolicy == .allowed }
+        }
     }
 
     /// `variants` with `response` first, without the variants the same request selected (the new

@@ -19,18 +19,19 @@ extension Request {
         let responseTime: Date
     }
 
-    /// Offers the complete response `offer` describes to the cache.
-    func offerResponseToCache(_ offer: CacheOffer) {
-        guard let httpCache = session?.httpCache else { return }
+    /// Offers the complete response `offer` describes to the cache; returns the disk write of
+    /// what it stored, if any.
+    func offerResponseToCache(_ offer: CacheOffer) -> HTTPCacheDiskStore.Write? {
+        guard let httpCache = session?.httpCache else { return nil }
         let (response, error) = mutableState.withLock { ($0.machine.attempt?.response, $0.machine.error) }
         // Only GET responses are stored (`HTTPCacheRules.isStorable`): the rest are turned down
         // before anything is built for them.
-        guard error == nil, let response, HTTPCacheRules.isStorableMethod(offer.outgoing.base.httpMethod) else { return }
+        guard error == nil, let response, HTTPCacheRules.isStorableMethod(offer.outgoing.base.httpMethod) else { return nil }
         // A response that forbids storing (`no-store`, as many API responses say), or a stream that
         // kept no copy of its body (it outgrew what the cache takes), is not offered.
-        guard !response.head.forbidsStoring, let data = responseBodyForCache else { return }
+        guard !response.head.forbidsStoring, let data = responseBodyForCache else { return nil }
         let outgoing = offer.outgoing
-        httpCache.storeIfAllowed(statusCode: response.statusCode,
+        return httpCache.storeIfAllowed(statusCode: response.statusCode,
                                  headerFields: ResponseHeaderFields.dictionary(from: response.head.headerFields),
                                  data: data,
                                  for: outgoing,

@@ -110,6 +110,7 @@ public final class AlamofireNotifications: EventMonitor {
     }
 
     private func post(_ name: Notification.Name, for request: Request) {
+        ThreadContract.userCode("a NotificationCenter observer")
         NotificationCenter.default.post(Notification(name: name, request: request))
     }
 }

@@ -63,6 +63,7 @@ public final class CompositeEventMonitor: EventMonitor {
             // Checked here rather than by `post`: the event closure in a generic payload would
             // be wrapped in a thunk, an allocation.
             if mailboxes[index].runsAtOnce() {
+                ThreadContract.userCode("an event monitor")
                 event(monitors[index], payload)
                 audience.learn()
             } else {

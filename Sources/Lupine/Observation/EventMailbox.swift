@@ -34,6 +34,7 @@ final class EventMailbox: Sendable {
     /// closure that queues the payload with it is made only when the event has to wait.
     func post<Payload: Sendable>(_ payload: Payload, _ deliver: @escaping @Sendable (Payload) -> Void) {
         if runsAtOnce() {
+            ThreadContract.userCode("an event monitor")
             deliver(payload)
         } else {
             enqueue { deliver(payload) }
@@ -72,6 +73,7 @@ final class EventMailbox: Sendable {
                 return state.pending
             }
             guard !batch.isEmpty else { return }
+            ThreadContract.userCode("an event monitor")
             for event in batch { event() }
         }
     }

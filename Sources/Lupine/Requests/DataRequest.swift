@@ -152,6 +152,7 @@ public class DataRequest: Request, @unchecked Sendable {
         guard error == nil, let response = lazyResponse else { return }
         let request = self.request
         let data = self.data
+        ThreadContract.userCode("a validator")
         guard let result = check(request, response, data) else { return }
         if case let .failure(error) = result {
             self.error = error.asAFError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))

@@ -226,6 +226,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         let validator: @Sendable () -> Void = { [unowned self] in
             guard self.error == nil, let response = self.response else { return }
             let request = self.request
+            ThreadContract.userCode("a validator")
             let result = validation(request, response)
             if case let .failure(error) = result {
                 self.error = error.asAFError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Writes a download's body to its file on a serial queue of its own, so that the event loop that
-/// delivers the body never waits for the disk.
+/// delivers the body never waits for the disk, nor does anything else: the file is closed on that
+/// queue too, and whoever needs it closed is called back.
 ///
 /// Operations run in the order they are called. The request bounds what is queued (it pauses the
 /// socket while too many bytes wait here), so memory stays bounded whatever the body's size.
@@ -14,13 +15,18 @@ final class DownloadFileWriter: @unchecked Sendable {
     private var bytesOnDisk: Int64 = 0
 
     /// Opens `url`: a new empty file, or, with `offset`, the existing file cut to `offset` bytes and
-    /// written after them.
-    init(url: URL, appendingAt offset: Int64?) {
+    /// written after them. With `previous`, a writer of the same file that this one replaces, the
+    /// file is opened once that writer has written what it was given and closed.
+    init(url: URL, appendingAt offset: Int64?, after previous: DownloadFileWriter? = nil) {
         self.url = url
-        queue.async { self.open(appendingAt: offset) }
+        queue.async {
+            _ = previous?.closeHere()
+            self.open(appendingAt: offset)
+        }
     }
 
     private func open(appendingAt offset: Int64?) {
+        ThreadContract.diskIO("opening a download's file")
         do {
             if let offset {
                 let handle = try FileHandle(forWritingTo: url)
@@ -43,6 +49,7 @@ final class DownloadFileWriter: @unchecked Sendable {
     /// Appends `data`; `completion` runs on the writer's queue with the first failure so far, if any.
     func write(_ data: Data, completion: @escaping @Sendable ((any Error)?) -> Void) {
         queue.async {
+            ThreadContract.diskIO("writing a download's file")
             if self.failure == nil {
                 do {
                     try self.handle?.write(contentsOf: data)
@@ -55,25 +62,28 @@ final class DownloadFileWriter: @unchecked Sendable {
         }
     }
 
-    /// Waits for the queued writes, closes the file and returns the bytes on disk (or the failure).
-    func close() -> Result<Int64, any Error> {
-        queue.sync {
-            if let handle {
-                do {
-                    try handle.close()
-                } catch {
-                    if failure == nil { failure = error }
-                }
-            }
-            handle = nil
-            if let failure { return .failure(failure) }
-            return .success(bytesOnDisk)
-        }
+    /// Closes the file once the queued writes are done, then calls `completion` on the writer's
+    /// queue with the bytes on disk (or the failure).
+    func close(then completion: @escaping @Sendable (Result<Int64, any Error>) -> Void) {
+        queue.async { completion(self.closeOnQueue()) }
     }
 
-    /// Closes the file and deletes it.
-    func remove() {
-        _ = close()
-        DownloadFiles.remove(url)
+    /// Waits for the queued writes and closes the file, from another writer's queue.
+    private func closeHere() -> Result<Int64, any Error> {
+        queue.sync { closeOnQueue() }
+    }
+
+    private func closeOnQueue() -> Result<Int64, any Error> {
+        ThreadContract.diskIO("closing a download's file")
+        if let handle {
+            do {
+                try handle.close()
+            } catch {
+                if failure == nil { failure = error }
+            }
+        }
+        handle = nil
+        if let failure { return .failure(failure) }
+        return .success(bytesOnDisk)
     }
 }

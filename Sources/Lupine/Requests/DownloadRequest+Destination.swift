@@ -43,41 +43,52 @@ extension DownloadRequest {
         return (temporaryURL.deletingLastPathComponent().appendingPathComponent(name), [])
     }
 
-    /// The body is complete: the file goes to its destination. Runs before the validators, so that
-    /// they (and the response handlers) see the final `fileURL`.
-    func finishDownload(_ writer: DownloadFileWriter) {
-        let temporaryURL = writer.url
-        let closed = writer.close()
+    /// The body is complete and its file closed: the file goes to its destination. Runs on the
+    /// root queue (the destination is the user's closure); the move runs on `DiskIO`'s threads,
+    /// then `next` on the root queue. Before the validators, so that they (and the response
+    /// handlers) see the final `fileURL`.
+    func finishDownload(from temporaryURL: URL, closed: Result<Int64, any Error>, then next: @escaping @Sendable () -> Void) {
         let destination = downloadState.withLockedValue { state in
             state.temporaryURL = nil
             state.resumeOffset = 0
             return state.destination ?? Self.defaultDestination
         }
         guard case .success = closed, let response else {
-            DownloadFiles.remove(temporaryURL)
             if error == nil {
                 error = .sessionTaskFailed(error: URLError(.cannotWriteToFile, userInfo: [
                     NSLocalizedDescriptionKey: TransportErrorMapping.description(of: .cannotWriteToFile),
                 ]))
             }
+            DiskIO.run {
+                DownloadFiles.remove(temporaryURL)
+                self.onRootQueue(next)
+            }
             return
         }
+        ThreadContract.userCode("a download destination")
         let (destinationURL, options) = destination(temporaryURL, response)
         notify(.didCreateDestinationURL) { $0.request(self, didCreateDestinationURL: destinationURL) }
-        do {
-            try Self.move(temporaryURL, to: destinationURL, options: options)
-            attemptTaskDidFinishDownloading(with: .success(destinationURL))
-            downloadState.withLockedValue { $0.fileURL = destinationURL }
-        } catch {
-            DownloadFiles.remove(temporaryURL)
-            let moveError = AFError.downloadedFileMoveFailed(error: error, source: temporaryURL, destination: destinationURL)
-            attemptTaskDidFinishDownloading(with: .failure(moveError))
-            self.error = moveError
+        DiskIO.run {
+            let moved = Result { try Self.move(temporaryURL, to: destinationURL, options: options) }
+            if case .failure = moved { DownloadFiles.remove(temporaryURL) }
+            self.onRootQueue {
+                switch moved {
+                case .success:
+                    self.attemptTaskDidFinishDownloading(with: .success(destinationURL))
+                    self.downloadState.withLockedValue { $0.fileURL = destinationURL }
+                case let .failure(error):
+                    let moveError = AFError.downloadedFileMoveFailed(error: error, source: temporaryURL, destination: destinationURL)
+                    self.attemptTaskDidFinishDownloading(with: .failure(moveError))
+                    self.error = moveError
+                }
+                next()
+            }
         }
     }
 
     /// Removes a previous file and creates the parent directories when the options say so, then moves.
     static func move(_ source: URL, to destination: URL, options: Options) throws {
+        ThreadContract.diskIO("moving a download's file")
         // A destination that is the temporary file itself (suggestedDownloadDestination's fallback): it stays.
         guard source.standardizedFileURL.path != destination.standardizedFileURL.path else { return }
         let fileManager = FileManager.default

@@ -9,16 +9,13 @@ import FoundationNetworking
 // case the partial file is removed.
 extension DownloadRequest {
     /// The attempt ended with `error`: keeps the partial file with resume data, or removes it.
-    func keepOrRemovePartialFile(_ writer: DownloadFileWriter?, error: AFError?) {
+    /// `writer` wrote this attempt's file, now closed with `closedBytes` on disk; nil when the
+    /// attempt had no response. Runs on `DiskIO`'s threads or the writer's queue.
+    func keepOrRemovePartialFile(bytesOnDisk closedBytes: Int64?, writer: DownloadFileWriter?, error: AFError?) {
         let state = downloadState.withLockedValue { $0 }
         let fileURL = writer?.url ?? state.temporaryURL
-        let bytesOnDisk: Int64?
-        if let writer {
-            bytesOnDisk = try? writer.close().get()
-        } else {
-            // No response this attempt: the kept partial file (of resumed data) is untouched.
-            bytesOnDisk = state.resumeOffset > 0 ? state.resumeOffset : nil
-        }
+        // No response this attempt: the kept partial file (of resumed data) is untouched.
+        let bytesOnDisk = writer == nil ? (state.resumeOffset > 0 ? state.resumeOffset : nil) : closedBytes
         let isTransportFailure = Self.isResumableFailure(error)
         let wanted = state.shouldProduceResumeData || isTransportFailure
         guard wanted, !state.writeFailed, let bytesOnDisk, bytesOnDisk > 0, let fileURL,

@@ -165,6 +165,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             guard self.error == nil, let response = self.response else { return }
             let request = self.request
             let fileURL = self.fileURL
+            ThreadContract.userCode("a validator")
             let result = validation(request, response, fileURL)
             if case let .failure(error) = result {
                 self.error = error.asAFError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
@@ -191,7 +192,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         // A download reads the response's fields (its range); one request per file, made at once.
         guard let response = lazyResponse.response else { return }
         let length = response.expectedContentLength
-        let (previous, start) = downloadState.withLockedValue { state -> (DownloadFileWriter?, HeadOutcome) in
+        let start = downloadState.withLockedValue { state -> HeadOutcome in
             let previous = state.writer
             state.writer = nil
             let offset = state.resumeOffset
@@ -199,7 +200,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             if offset > 0 {
                 if response.statusCode == 206 {
                     // A range that does not start where the file ends would splice the file.
-                    guard ContentRange(response)?.start == offset else { return (previous, .fail(.badServerResponse)) }
+                    guard ContentRange(response)?.start == offset else { return .fail(.badServerResponse) }
                     appendAt = offset
                 } else {
                     // The server ignored the range, or the resource changed: start over from zero.
@@ -208,12 +209,12 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             }
             let url = state.temporaryURL ?? DownloadFiles.newTemporaryURL(for: id)
             state.temporaryURL = url
-            state.writer = DownloadFileWriter(url: url, appendingAt: appendAt)
+            // A writer this one replaces finishes with the file first, on the writers' queues.
+            state.writer = DownloadFileWriter(url: url, appendingAt: appendAt, after: previous)
             state.received = appendAt ?? 0
             state.expectedTotal = length >= 0 ? (appendAt ?? 0) + length : -1
-            return (previous, .write(expected: state.expectedTotal, received: state.received))
+            return .write(expected: state.expectedTotal, received: state.received)
         }
-        _ = previous?.close()
         switch start {
         case let .write(expected, received):
             // A resumed download reports its offset at once (URLSession's didResumeAtOffset).
@@ -264,7 +265,9 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         if caughtUp { readDemand.settle() }
     }
 
-    override func transferWillComplete(error: AFError?) {
+    /// The body's end: the file is closed on its writer's queue, then moved to its destination,
+    /// or kept as resume data or removed; `next` runs on the root queue once that is done.
+    override func transferWillComplete(error: AFError?, then next: @escaping @Sendable () -> Void) {
         let writer = downloadState.withLockedValue { state in
             defer {
                 state.writer = nil
@@ -273,11 +276,27 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             }
             return state.writer
         }
-        if error == nil, let writer {
-            finishDownload(writer)
-        } else {
-            keepOrRemovePartialFile(writer, error: error)
-            callResumeDataHandler()
+        guard let writer else {
+            DiskIO.run {
+                self.keepOrRemovePartialFile(bytesOnDisk: nil, writer: nil, error: error)
+                self.onRootQueue {
+                    self.callResumeDataHandler()
+                    next()
+                }
+            }
+            return
+        }
+        writer.close { closed in
+            guard error == nil else {
+                self.keepOrRemovePartialFile(bytesOnDisk: try? closed.get(), writer: writer, error: error)
+                self.onRootQueue {
+                    self.callResumeDataHandler()
+                    next()
+                }
+                return
+            }
+            // The destination is the user's closure: on the root queue.
+            self.onRootQueue { self.finishDownload(from: writer.url, closed: closed, then: next) }
         }
     }
 
@@ -297,7 +316,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             state.resumeOffset = 0
             return url
         }
-        DownloadFiles.remove(unused)
+        DownloadFiles.removeLater(unused)
     }
 
     override func resetForRetry() {
@@ -314,7 +333,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             // A retry starts from zero: the partial file of resume data made by this request goes.
             return state.resumeData == nil ? nil : state.temporaryURL
         }
-        DownloadFiles.remove(leftover)
+        DownloadFiles.removeLater(leftover)
     }
 }
 

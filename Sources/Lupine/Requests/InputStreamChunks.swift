@@ -7,6 +7,8 @@ import NIOConcurrencyHelpers
 /// Reads an `InputStream` in chunks for a streamed request body, never whole into memory.
 final class InputStreamChunks: Sendable {
     private let stream: NIOLockedValueBox<InputStreamBox>
+    /// Where the stream is read: a read may block for as long as the stream's source likes.
+    private let lane = DiskIO.Lane(label: "lupine.upload.stream")
 
     private struct InputStreamBox: @unchecked Sendable {
         let stream: InputStream
@@ -25,12 +27,14 @@ final class InputStreamChunks: Sendable {
         let length = urlRequest.value(forHTTPHeaderField: "Content-Length")
             .flatMap { Int64($0.lupineTrimmingASCIIWhitespace()) }
             .flatMap { $0 >= 0 ? $0 : nil }
-        return .stream(length: length) { try self.next() }
+        return .stream(length: length) { try await self.lane.value { try self.next() } }
     }
 
-    /// The next chunk, or nil at the end. A read error fails the exchange.
+    /// The next chunk, or nil at the end. A read error fails the exchange. It may block (a file,
+    /// a pipe): the body reads it on a `DiskIO` lane of its own.
     func next() throws -> Data? {
-        try stream.withLockedValue { box in
+        ThreadContract.diskIO("reading an upload's input stream")
+        return try stream.withLockedValue { box in
             if box.isFinished { return nil }
             if !box.isOpen {
                 box.stream.open()

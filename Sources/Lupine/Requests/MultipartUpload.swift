@@ -44,6 +44,10 @@ final class MultipartUpload: UploadConvertible, @unchecked Sendable {
         return urlRequest
     }
 
+    /// Whether the next `createUploadable()` encodes the form, which reads its file parts and may
+    /// write a temporary file (the first one does; later ones reuse its outcome).
+    var encodesOnNextUse: Bool { encoded.withLock { $0 == nil } }
+
     func createUploadable() throws -> UploadRequest.Uploadable {
         try encoded.withLock { encoded -> Result<UploadRequest.Uploadable, any Error> in
             if let encoded { return encoded }

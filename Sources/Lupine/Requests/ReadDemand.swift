@@ -14,10 +14,13 @@ struct ReadPauseReason: OptionSet, Sendable, Hashable {
     static let streamConsumer = ReadPauseReason(rawValue: 1 << 3)
     /// The file writer of a `DownloadRequest` is behind.
     static let diskWriter = ReadPauseReason(rawValue: 1 << 4)
+    /// The Session's queue decides what the response head means (a redirect, a challenge, a
+    /// revalidation) before any of the body goes anywhere.
+    static let headDecision = ReadPauseReason(rawValue: 1 << 5)
 
     /// Reasons that belong to one exchange hop and end with it: what they wait for concerns the
     /// hop's response only. The others belong to the request and carry over to the next hop.
-    static let hopScoped: ReadPauseReason = [.responseHandler, .redirectHandler, .diskWriter]
+    static let hopScoped: ReadPauseReason = [.responseHandler, .redirectHandler, .diskWriter, .headDecision]
 }
 
 /// The one owner of a request's read demand: a set of named pause reasons. The exchange is told

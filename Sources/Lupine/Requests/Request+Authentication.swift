@@ -14,6 +14,7 @@ extension Request {
         guard let url = urlRequest.url,
               let challenge = AuthenticationChallenge.answerable(in: head.headerFields) else { return nil }
         guard mutableState.withLock({ $0.machine.mayAnswerChallenge() }) else { return nil }
+        ThreadContract.userCode("the credential storage")
         let stored = challenge.protectionSpace(for: url).flatMap { space in
             session?.sessionConfiguration.urlCredentialStorage.flatMap { Self.storedCredential(for: space, in: $0) }
         }

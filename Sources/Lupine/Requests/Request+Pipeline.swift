@@ -93,7 +93,27 @@ extension Request {
         // The Session's header fields are added to what is sent; the URLRequest with them merged
         // in is made only if something reads it.
         let outgoing = session.outgoingRequest(for: urlRequest)
-        let cacheAction = usesHTTPCache ? session.cacheAction(for: outgoing) : nil
+        guard usesHTTPCache else {
+            sendHop(outgoing, cacheAction: nil, isRedirectHop: isRedirectHop, on: session)
+            return
+        }
+        // A task (the async API's caller, which starts its request itself) reads no file: when
+        // only the cache's disk can answer, it is read on the disk's threads, and the hop goes
+        // on from the root queue.
+        let mayReadTheDisk = !ThreadContract.isInTask && !ThreadContract.isOnEventLoop
+        if let cacheAction = session.cacheAction(for: outgoing, allowingDiskIO: mayReadTheDisk) {
+            sendHop(outgoing, cacheAction: cacheAction, isRedirectHop: isRedirectHop, on: session)
+            return
+        }
+        DiskIO.run {
+            let cacheAction = session.cacheAction(for: outgoing, allowingDiskIO: true) ?? .load
+            self.onRootQueue { self.sendHop(outgoing, cacheAction: cacheAction, isRedirectHop: isRedirectHop, on: session) }
+        }
+    }
+
+    /// Sends `outgoing` as one hop of the current attempt, or answers it from the cache.
+    private func sendHop(_ outgoing: OutgoingRequest, cacheAction: HTTPCacheAction?, isRedirectHop: Bool,
+                         on session: any RequestSession) {
         let replayed = cacheAction?.replayed
         // A URLProtocol class of the Session may answer in place of the network (any scheme it
         // accepts, and no TLS: no trust evaluation).
@@ -162,23 +182,30 @@ extension Request {
         replay?.start()
     }
 
-    /// Every response head that came from the network, redirect hops and challenges included:
-    /// its cookies are stored, and a success answering an unsafe method invalidates what the cache
-    /// holds for the URL.
-    func exchangeDidReceiveHeadFromNetwork(_ head: TransportResponseHead, sentAs urlRequest: URLRequest) {
-        guard let session else { return }
-        // Synchronously: the next redirect hop reads the storage as soon as this hop ends.
-        session.storeCookies(from: head, for: urlRequest)
+    /// What a response head from the network asks of the Session's storage, redirect hops and
+    /// challenges included: its cookies stored, and, for a success answering an unsafe method, what
+    /// the cache holds for the URL invalidated. Nil when it asks nothing, as most heads do: that
+    /// is decided from the head alone, on the transport's thread. The work runs on the root queue
+    /// (the storage is the user's and may touch the disk), queued before the end of the hop, so
+    /// that the next hop and the handlers see its effect.
+    func storageWork(forHeadFromNetwork head: TransportResponseHead, sentAs urlRequest: URLRequest) -> (@Sendable () -> Void)? {
+        guard let session else { return nil }
+        let setsCookies = head.headerFields.contains { $0.name.lupineEqualsIgnoringASCIICase("Set-Cookie") }
         // Only an unsafe method's success invalidates (RFC 9111, section 4.4). At once when that
-        // touches no file, as for a URL never stored: a dispatch here woke a thread and held the
-        // root queue as the response completed, two more context switches on every POST. A file
-        // to remove is left to the root queue, off the transport's thread, queued before the
-        // completion of the request.
-        guard let httpCache = session.httpCache,
-              HTTPCacheRules.invalidatesStoredResponse(method: urlRequest.httpMethod ?? "GET", statusCode: head.statusCode),
-              let url = urlRequest.url, !httpCache.invalidateWithoutTouchingFiles(url)
-        else { return }
-        underlyingQueue.async { session.invalidateCachedResponse(after: head, for: urlRequest) }
+        // touches no file, as for a URL never stored.
+        let invalidates: Bool
+        if let httpCache = session.httpCache,
+           HTTPCacheRules.invalidatesStoredResponse(method: urlRequest.httpMethod ?? "GET", statusCode: head.statusCode),
+           let url = urlRequest.url {
+            invalidates = !httpCache.invalidateWithoutTouchingFiles(url)
+        } else {
+            invalidates = false
+        }
+        guard setsCookies || invalidates else { return nil }
+        return {
+            if setsCookies { session.storeCookies(from: head, for: urlRequest) }
+            if invalidates { session.invalidateCachedResponse(after: head, for: urlRequest) }
+        }
     }
 
     func exchangeDidSendRequest(_ outgoing: OutgoingRequest) {
@@ -209,7 +236,9 @@ extension Request {
         guard let outcome = mutableState.withLock({ $0.machine.hopCompleted(hopID) }) else { return }
         switch outcome {
         case let .follow(nextRequest), let .answerChallenge(nextRequest):
-            startExchange(nextRequest, isRedirectHop: true)
+            // The next hop reads the Session's storage, URLProtocol classes and trust manager:
+            // on the Session's queue, not the transport's thread.
+            onRootQueue { self.startExchange(nextRequest, isRedirectHop: true) }
         case let .refuse(code):
             let error = URLError(code, userInfo: [
                 NSURLErrorFailingURLErrorKey: url as Any,
@@ -276,14 +305,13 @@ extension Request {
         }
         let completion = TransferCompletion(transportError: transportError, error: error, timeline: timeline,
                                             attempt: attempt, cacheOffer: cacheOffer)
-        // From the network, on the transport's thread when the root queue is free: the rest of the
-        // request (validators, serializers, the caller's continuation) then costs no thread
-        // hand-off, and a network round trip has left the caller time to chain its handlers and
-        // validators. A URLProtocol class or the cache answers at once: queued, as Alamofire would.
-        if usedNetwork, let runner = session?.rootQueueRunner {
-            if handOverCompletion(completion) { return }
-            runner.runForTransport(self, completion) { $0.completeTransfer($1) }
-        } else if let runner = session?.rootQueueRunner {
+        // The rest of the request (validators, serializers, monitors, the cache's disk) is user
+        // code and disk I/O: never on the transport's thread, and never entered synchronously
+        // from it. A task awaiting the response from the network runs it itself (one hand-off,
+        // the one back to the caller); otherwise it is queued on the root queue. A URLProtocol
+        // class or the cache answers at once: queued, as Alamofire would, never handed over.
+        if usedNetwork, handOverCompletion(completion) { return }
+        if let runner = session?.rootQueueRunner {
             runner.async { self.completeTransfer(completion) }
         } else {
             underlyingQueue.async { self.completeTransfer(completion) }
@@ -294,9 +322,9 @@ extension Request {
     /// it: waking it now, before the validators, the monitors and the serializers run, costs the
     /// transport's thread less than waking it after them. False when no task takes it.
     ///
-    /// Only when every handler of the request is awaited: a closure handler gets its response
-    /// from the transport's thread as before, so that it never waits for a task that cannot run
-    /// (a caller blocking the concurrency pool's threads until that handler is called).
+    /// Only when every handler of the request is awaited: a request with a closure handler too
+    /// ends on the root queue, so that it never waits for a task that cannot run (a caller
+    /// blocking the concurrency pool's threads until that handler is called).
     private func handOverCompletion(_ completion: TransferCompletion) -> Bool {
         let taker = mutableState.withLock { state -> (any ResponseHandlerStep)? in
             guard let taker = state.completionTaker else { return nil }
@@ -353,9 +381,24 @@ extension Request {
     /// The end of an attempt's exchange, on the root queue: the cache offer, the validators, the
     /// attempt's completion, then the retry decision.
     private func completeTransfer(_ completion: TransferCompletion) {
-        if let offer = completion.cacheOffer { offerResponseToCache(offer) }
+        // A response the cache writes to disk is on disk before the request goes on (a handler
+        // then finds it stored), without holding the root queue while the disk works.
+        if let offer = completion.cacheOffer, let write = offerResponseToCache(offer) {
+            write.whenDone { self.onRootQueue { self.completeSink(completion) } }
+            return
+        }
+        completeSink(completion)
+    }
+
+    /// The sink's end of the attempt (a download's file), then the rest.
+    private func completeSink(_ completion: TransferCompletion) {
+        transferWillComplete(error: completion.error) { self.validateAndDecide(completion) }
+    }
+
+    /// The rest of the end of an attempt, once its sink is done: the validators, the attempt's
+    /// completion, then the retry decision.
+    private func validateAndDecide(_ completion: TransferCompletion) {
         let error = completion.error, timeline = completion.timeline
-        transferWillComplete(error: error)
         if error == nil { runValidators() }
         // After the validators, as Alamofire reports `didCompleteTask`.
         notify(.didCompleteAttempt, about: (self as Request, error, timeline)) { $0.request($1.0, didCompleteAttemptWithError: $1.1, timeline: $1.2) }
@@ -380,13 +423,17 @@ extension Request {
 
     // MARK: Queues
 
-    /// Runs `work` on the underlying (root) queue for a transport's event (see
-    /// `RootQueueRunner.runForTransport(_:)`).
-    func runForTransport(_ work: @escaping @Sendable () -> Void) {
-        if let runner = session?.rootQueueRunner {
-            runner.runForTransport(work)
-        } else {
+    /// Runs `work` on the root queue: at once when already there, else queued behind the work
+    /// there (never entered synchronously: transports call it from their threads).
+    func onRootQueue(_ work: @escaping @Sendable () -> Void) {
+        guard let runner = session?.rootQueueRunner else {
             underlyingQueue.async(execute: work)
+            return
+        }
+        if runner.isCurrent {
+            work()
+        } else {
+            runner.async(work)
         }
     }
 

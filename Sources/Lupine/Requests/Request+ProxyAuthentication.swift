@@ -19,11 +19,18 @@ extension Request {
         return mutableState.withLock { $0.proxyAuthorizations[Self.key(of: proxy)] }
     }
 
+    /// Whether a hop that failed with `failure` may have been refused by `proxy` with 407, from
+    /// the failure alone: `answersProxyChallenge` then decides, on the root queue.
+    func mayAnswerProxyChallenge(failure: URLError, proxy: TransportProxy?) -> Bool {
+        failure.code == .userAuthenticationRequired && proxy?.kind == .http
+    }
+
     /// Whether a hop that failed with `failure` was refused by `proxy` with 407 and can be
-    /// answered; the answer is then recorded for the next hop.
+    /// answered; the answer is then recorded for the next hop. Asks the credential storage.
     func answersProxyChallenge(failure: URLError, proxy: TransportProxy?) -> Bool {
         guard failure.code == .userAuthenticationRequired, let proxy, proxy.kind == .http,
               let session else { return false }
+        ThreadContract.userCode("the credential storage")
         guard mutableState.withLock({ $0.machine.mayAnswerProxyChallenge() }),
               let credential = credential ?? session.storedProxyCredential(for: proxy),
               let user = credential.user, let password = credential.password else { return false }

@@ -225,7 +225,14 @@ public class Request: @unchecked Sendable {
         attemptTaskDidFollowRequest(.resume)
         switch next {
         case .startSetup: session?.readyToPerform(request: self)
-        case let .startExchange(urlRequest): startExchange(urlRequest)
+        case let .startExchange(urlRequest):
+            // On the root queue: a hop reads the Session's storage and asks its URLProtocol
+            // classes and trust manager, which must not run on an event loop.
+            if let runner = session?.rootQueueRunner {
+                runner.run(self, urlRequest) { $0.startExchange($1) }
+            } else {
+                startExchange(urlRequest)
+            }
         case .resumeExchange: notify(.didResumeExchange, about: self as Request) { $0.requestDidResumeExchange($1) }
         case .nothing: break
         }
@@ -406,8 +413,11 @@ public class Request: @unchecked Sendable {
     /// The attempt's exchange ended: `error` is the request's error so far, nil for a complete
     /// response. Runs on `underlyingQueue` before the validators and the retry decision; a sink
     /// finishes here (a download moves its file, or keeps its partial file for resume data) and
-    /// may set `error`.
-    func transferWillComplete(error: AFError?) {}
+    /// may set `error`, then calls `next` on `underlyingQueue` (a sink that touches the disk does
+    /// so on `DiskIO`'s threads, and comes back).
+    func transferWillComplete(error: AFError?, then next: @escaping @Sendable () -> Void) {
+        next()
+    }
 
     /// Whether the body is made by `createBody()` before each attempt is sent (uploads).
     var createsBodyBeforeSending: Bool { false }
@@ -415,6 +425,10 @@ public class Request: @unchecked Sendable {
     /// Makes the attempt's body, on the Session's request queue, after the URLRequest is adapted;
     /// a returned error (already recorded and reported) fails the attempt.
     func createBody() -> AFError? { nil }
+
+    /// Whether `createBody()` reads or writes files (a multipart form's first encoding): it then
+    /// runs on `DiskIO`'s threads rather than the Session's queues.
+    var createsBodyOnDisk: Bool { false }
 
     /// The last step, once the request has finished and its serializers ran: the owner forgets it.
     func cleanup() {

@@ -54,9 +54,39 @@ final class RequestExchange: TransportEvents {
         request.readDemand.attach(task, hop: hopID)
         let now = Date()
         request.hopResponseArrived(hopID, task: task, at: now)
-        var head = received
         // Cookies and invalidation read the URL, the method and the cookie policy: the base's.
-        if !isReplay { request.exchangeDidReceiveHeadFromNetwork(received, sentAs: outgoing.base) }
+        let storage = isReplay ? nil : request.storageWork(forHeadFromNetwork: received, sentAs: outgoing.base)
+        guard mayNeedADecision(received) else {
+            if let storage { request.onRootQueue(storage) }
+            // The common case, on the transport's thread: the response goes to the request's sink.
+            request.exchangeDidReceive(replayedResponse(received) ?? makeResponse(received), task: task)
+            return
+        }
+        // A redirect, a challenge or a revalidation is decided on the Session's queue, where the
+        // storage, the credential storage and the redirect handler may be asked (they are the
+        // user's code and may block); the body and the end of the hop wait for the decision.
+        request.readDemand.add(.headDecision, ifTask: task)
+        request.onRootQueue {
+            storage?()
+            self.decide(received, task: task, responseTime: now)
+            self.request.readDemand.remove(.headDecision, ifTask: task)
+        }
+    }
+
+    /// Whether `head` may be a redirect to follow, a challenge to answer or the 304 of a
+    /// revalidation: decided from its status alone, on the transport's thread.
+    private func mayNeedADecision(_ head: TransportResponseHead) -> Bool {
+        switch head.statusCode {
+        case 300...399, 401: true
+        default: false
+        }
+    }
+
+    /// What the response head of the hop means for the hop, on the Session's queue: the stored
+    /// response a 304 revalidated, a challenge answered, a redirect followed (after asking the
+    /// redirect handler) or refused, or the response delivered to the request.
+    private func decide(_ received: TransportResponseHead, task: any TransportTask, responseTime now: Date) {
+        var head = received
         if case let .revalidate(stored, _)? = cacheAction, received.statusCode == 304 {
             let refreshed = request.refreshStoredResponse(stored, with: received, sentAs: urlRequest,
                                                           requestTime: requestTime, responseTime: now)
@@ -102,6 +132,7 @@ final class RequestExchange: TransportEvents {
             return
         }
         let answered = NIOLockedValueBox(false)
+        ThreadContract.userCode("a redirect handler")
         handler.task(hopTask, willBeRedirectedTo: proposed, for: response) { [self] chosen in
             let alreadyAnswered = answered.withLockedValue { value -> Bool in
                 defer { value = true }
@@ -145,8 +176,9 @@ final class RequestExchange: TransportEvents {
             return
         }
         if let error {
-            if request.answersProxyChallenge(failure: error, proxy: proxy) {
-                request.exchangeDidRetryHop(hopID, with: urlRequest)
+            if request.mayAnswerProxyChallenge(failure: error, proxy: proxy) {
+                // The credential storage is asked on the Session's queue.
+                request.onRootQueue { self.answerProxyChallengeOrFail(error) }
                 return
             }
             // A server rejected during the handshake fails with the evaluator's AFError, as in
@@ -171,6 +203,16 @@ final class RequestExchange: TransportEvents {
                                             responseTime: request.hopResponseTime(hopID) ?? requestTime)
         }
         request.exchangeDidComplete(hop: hopID, url: outgoing.url, task: task, cacheOffer: cacheOffer)
+    }
+
+    /// On the Session's queue: the hop refused by the proxy's 407 goes out again with the
+    /// credential, or the transfer fails with `error`.
+    private func answerProxyChallengeOrFail(_ error: URLError) {
+        if request.answersProxyChallenge(failure: error, proxy: proxy) {
+            request.exchangeDidRetryHop(hopID, with: urlRequest)
+        } else {
+            request.didCompleteTransfer(error: .sessionTaskFailed(error: error))
+        }
     }
 }
 

@@ -60,8 +60,9 @@ protocol RequestSession: RequestDelegate {
 
     /// The Session's HTTP cache, if the configuration has one.
     var httpCache: HTTPCache? { get }
-    /// What the cache does for a hop sending `urlRequest`.
-    func cacheAction(for outgoing: OutgoingRequest) -> HTTPCacheAction
+    /// What the cache does for a hop sending `urlRequest`; nil when only a read of the disk can
+    /// tell and `allowingDiskIO` is false.
+    func cacheAction(for outgoing: OutgoingRequest, allowingDiskIO: Bool) -> HTTPCacheAction?
     /// Forgets what the cache holds for `urlRequest` after an unsafe method's success.
     func invalidateCachedResponse(after head: TransportResponseHead, for urlRequest: URLRequest)
     /// Stores the cookies of a response head from the network.

@@ -113,7 +113,14 @@ enum DownloadFiles {
 
     static func remove(_ url: URL?) {
         guard let url else { return }
+        ThreadContract.diskIO("removing a download's file")
         try? FileManager.default.removeItem(at: url)
+    }
+
+    /// Removes `url` on `DiskIO`'s threads, for a caller that does not wait for it.
+    static func removeLater(_ url: URL?) {
+        guard let url else { return }
+        DiskIO.run { remove(url) }
     }
 }
 

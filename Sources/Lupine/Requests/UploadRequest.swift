@@ -59,6 +59,8 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
 
     override var createsBodyBeforeSending: Bool { true }
 
+    override var createsBodyOnDisk: Bool { (upload as? MultipartUpload)?.encodesOnNextUse ?? false }
+
     /// Creates this attempt's Uploadable (on the Session's request queue).
     override func createBody() -> AFError? {
         let uploadable: Uploadable
@@ -150,8 +152,12 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         super.cleanup()
     }
 
+    /// Removes the file of `uploadable` if it should go, on `DiskIO`'s threads.
     private func removeFileIfNeeded(_ uploadable: Uploadable) {
         guard case let .file(fileURL, shouldRemove) = uploadable, shouldRemove else { return }
-        try? fileManager.removeItem(at: fileURL)
+        DiskIO.run {
+            ThreadContract.diskIO("removing an upload's temporary file")
+            try? self.fileManager.removeItem(at: fileURL)
+        }
     }
 }

@@ -63,6 +63,7 @@ final class ResponseHandler<Reading: ResponseReading>: PendingResponse<Reading.R
     @_specialize(exported: false, kind: full, where Reading == DataResponseReading<DataResponseSerializer>)
     @_specialize(exported: false, kind: full, where Reading == DataResponseReading<StringResponseSerializer>)
     private func read() {
+        ThreadContract.userCode("a response serializer")
         let response = reading.read(request)
         outcome.withLock { $0 = (response, nil) }
         if request.isOnUnderlyingQueue {

@@ -17,12 +17,12 @@ import Synchronization
 /// ordering with the queue's other work) and costs no wake-up. When work is queued there, it is
 /// queued behind it, so the caller never blocks behind other requests' work, and order holds.
 ///
-/// Lupine's own root-queue work never waits for an event loop, so a transport's thread may enter
-/// the root queue this way (the rule of `rootQueue.sync`: never from the event loop into work that
-/// waits on the event loop). The main queue is never entered synchronously: nothing inside Lupine
-/// waits on it. Nor is a root queue entered from inside another Session's root-queue work (a
-/// monitor of one Session starting a request on another): two Sessions doing so at once would
-/// each wait for the other.
+/// An event loop never enters the root queue this way: root-queue work runs user code
+/// (validators, serializers, monitors), and a loop must not run it nor wait for it (the thread
+/// contract); work asked for on a loop is queued. The main queue is never entered synchronously:
+/// nothing inside Lupine waits on it. Nor is a root queue entered from inside another Session's
+/// root-queue work (a monitor of one Session starting a request on another): two Sessions doing
+/// so at once would each wait for the other.
 final class RootQueueRunner: Sendable {
     /// Marks the root queues of Sessions, so that work already running there is not dispatched again.
     private static let key = DispatchSpecificKey<RootQueueMarker>()
@@ -135,32 +135,12 @@ final class RootQueueRunner: Sendable {
         }
     }
 
-    /// Runs `work`, which a transport's event asks for, on the root queue: on this thread when
-    /// nothing of Lupine's waits there, else queued. Queued too when the event comes from inside
-    /// root-queue work (a transport that reports from inside `execute`): the work that started the
-    /// exchange finishes first, as it would with the event coming from another thread.
-    func runForTransport(_ work: @escaping @Sendable () -> Void) {
-        guard place == .outside, runSynchronouslyIfIdle(work) else {
-            async(work)
-            return
-        }
-    }
-
-    /// `runForTransport(_:)` for work on `subject` and `payload` that captures nothing else: no
-    /// closure is made unless the work has to be queued.
-    func runForTransport<Subject: AnyObject & Sendable, Payload: Sendable>(_ subject: Subject, _ payload: Payload,
-                                                                           _ work: @escaping @Sendable (Subject, Payload) -> Void) {
-        guard place == .outside, runSynchronouslyIfIdle({ work(subject, payload) }) else {
-            async { work(subject, payload) }
-            return
-        }
-    }
-
     /// Runs `work` inside `queue.sync` when nothing of Lupine's waits on the root queue. Called
     /// only from outside every Session's root queue (`Place.outside`): two Sessions entering each
-    /// other's root queue synchronously could each wait for the other.
+    /// other's root queue synchronously could each wait for the other. Never from an event loop:
+    /// the work may be user code, and a loop must not wait for it (the thread contract).
     private func runSynchronouslyIfIdle(_ work: () -> Void) -> Bool {
-        guard mayRunSynchronously,
+        guard mayRunSynchronously, !ThreadContract.isOnEventLoop,
               outstanding.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged
         else { return false }
         // The deferred actions run once the root queue is left, not while it is held. The

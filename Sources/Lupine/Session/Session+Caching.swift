@@ -13,10 +13,12 @@ extension Session {
         request.cachePolicy == .useProtocolCachePolicy ? configuration.requestCachePolicy : request.cachePolicy
     }
 
-    /// What the cache does for one hop of a request that uses it.
-    func cacheAction(for outgoing: OutgoingRequest) -> HTTPCacheAction {
+    /// What the cache does for one hop of a request that uses it; nil when only a read of the
+    /// disk can tell and the calling thread may not read it (see `HTTPCache.action`).
+    func cacheAction(for outgoing: OutgoingRequest, allowingDiskIO: Bool) -> HTTPCacheAction? {
         guard let httpCache else { return .load }
-        return httpCache.action(for: outgoing.base, headerFields: outgoing.headerFields, policy: cachePolicy(for: outgoing.base))
+        return httpCache.action(for: outgoing.base, headerFields: outgoing.headerFields, policy: cachePolicy(for: outgoing.base),
+                                allowingDiskIO: allowingDiskIO)
     }
 
     /// A response to an unsafe method (POST, PUT, DELETE...) that succeeded makes the response

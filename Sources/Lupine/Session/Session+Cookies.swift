@@ -24,6 +24,7 @@ extension Session {
               !headerFields.keys.contains(where: { $0.lupineEqualsIgnoringASCIICase("Cookie") }),
               let url = request.url,
               let value = jar.cookieHeaderValue(for: url) else { return nil }
+        ThreadContract.userCode("the cookie storage")
         return HTTPHeader(name: "Cookie", value: value)
     }
 
@@ -45,6 +46,7 @@ extension Session {
             lines.append(field.value)
         }
         guard !lines.isEmpty, request.httpShouldHandleCookies, let url = request.url, let jar = cookieJar else { return }
+        ThreadContract.userCode("the cookie storage")
         jar.store(lines, from: url, mainDocumentURL: request.mainDocumentURL)
     }
 }

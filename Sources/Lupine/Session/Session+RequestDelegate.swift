@@ -41,6 +41,7 @@ extension Session: RequestDelegate {
             return
         }
         inRequestContext(of: request) {
+            ThreadContract.userCode("a request retrier")
             retrier.retry(request, for: self, dueTo: error) { result in
                 self.rootQueue.async {
                     guard let retryError = result.error else {

@@ -17,6 +17,7 @@ extension Session {
         var evaluator: (any ServerTrustEvaluating)?
         if let serverTrustManager {
             do {
+                ThreadContract.userCode("a server trust manager")
                 evaluator = try serverTrustManager.serverTrustEvaluator(forHost: host)
             } catch {
                 throw error.asAFError ?? .serverTrustEvaluationFailed(reason: .customEvaluationFailed(error: error))

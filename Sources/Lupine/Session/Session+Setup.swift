@@ -71,6 +71,7 @@ extension Session {
 
     private static func makeInitialRequest(from convertible: any URLRequestConvertible) -> Result<URLRequest, AFError> {
         do {
+            ThreadContract.userCode("a URLRequestConvertible")
             let initialRequest = try convertible.asURLRequest()
             try initialRequest.lupineValidateForSending()
             return .success(initialRequest)
@@ -89,6 +90,7 @@ extension Session {
         let state = RequestAdapterState(requestID: request.id, session: self)
         // A span an adapter starts (a token refresh, say) is a child of the request's span.
         inRequestContext(of: request) {
+            ThreadContract.userCode("a request adapter")
             adapter.adapt(initialRequest, using: state) { result in
                 self.rootQueue.async {
                     do {
@@ -134,6 +136,14 @@ extension Session {
             } else {
                 request.didCreateURLRequest(urlRequest)
             }
+        }
+        // A multipart form reads its files and may write one: on the disk's threads, then back.
+        if request.createsBodyOnDisk {
+            DiskIO.run {
+                let failure = request.createBody()
+                self.rootQueueRunner.async { finish(failure) }
+            }
+            return
         }
         // On the root queue already; the Session's request queue targets it, so running here
         // keeps the same order without two more dispatches.

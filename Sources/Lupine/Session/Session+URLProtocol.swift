@@ -16,6 +16,7 @@ extension Session {
         let registered = URLProtocolRegistry.registered
         if !urlProtocolClasses.isEmpty || !registered.isEmpty {
             let urlRequest = outgoing.urlRequest
+            ThreadContract.userCode("a URLProtocol class")
             if let answering = (urlProtocolClasses + registered).first(where: { $0.canInit(with: urlRequest) }) {
                 return answering
             }

@@ -10,13 +10,15 @@ import Darwin
 #endif
 
 /// Reads a file in fixed-size chunks for a streamed request body, straight into the buffers the
-/// connection sends; the file is opened on first use and closed when it ends.
+/// connection sends; the file is opened on first use and closed when it ends. Every read runs on a
+/// `DiskIO` lane of its own: a slow disk holds up neither an event loop nor the cooperative pool.
 final class FileChunkReader: @unchecked Sendable {
     /// The size of each chunk.
     static let chunkSize = 64 * 1024
 
     private let url: URL
     private let allocator: ByteBufferAllocator
+    private let lane = DiskIO.Lane(label: "lupine.upload.file")
     private let lock = NIOLock()
     private var handle: FileHandle?
     private var finished = false
@@ -30,10 +32,15 @@ final class FileChunkReader: @unchecked Sendable {
         try? handle?.close()
     }
 
-    /// The next chunk, or nil at the end of the file.
+    /// The next chunk, or nil at the end of the file, read on `DiskIO`'s threads.
     ///
     /// - Throws: `URLError(.cannotOpenFile)` when the file cannot be opened or read.
-    func next() throws -> ByteBuffer? {
+    func next() async throws -> ByteBuffer? {
+        try await lane.value { try self.readNext() }
+    }
+
+    private func readNext() throws -> ByteBuffer? {
+        ThreadContract.diskIO("reading an upload's file")
         let url = url
         return try lock.withLock {
             if finished { return nil }

@@ -175,8 +175,9 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
     }
 
     /// The connection's end after a close: its `URLError.cancelled` is no failure either.
-    override func transferWillComplete(error: AFError?) {
+    override func transferWillComplete(error: AFError?, then next: @escaping @Sendable () -> Void) {
         if socketState.withLockedValue({ $0.endedBy == .close }) { clearCloseCancellation() }
+        next()
     }
 
     /// Forgets the error a close leaves: the explicit cancellation, or the transport's report of it.

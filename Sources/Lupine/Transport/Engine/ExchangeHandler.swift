@@ -295,7 +295,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case let .file(fileURL):
             context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
             let reader = FileChunkReader(url: fileURL, allocator: context.channel.allocator)
-            streamBody(of: exchange) { try reader.next() }
+            streamBody(of: exchange) { try await reader.next() }
         case let .stream(_, nextChunk):
             context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
             streamBody(of: exchange) { try await nextChunk().map { ByteBuffer(data: $0) } }
