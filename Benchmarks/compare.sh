@@ -3,7 +3,7 @@
 # URLSession, alternating the clients in every repetition, against `lupine serve` (release) in its
 # own process, and prints a table of medians (rate, CPU and mallocs per request, and the context
 # switches per request that bench-profile counts in one more run of each) with the Lupine/AHC,
-# Engine/AHC and Lupine/URLSession ratios.
+# Engine/AHC and Lupine/URLSession ratios; then S8, the noisy neighbour, for Lupine alone.
 #
 #   Benchmarks/compare.sh [repetitions]      (default 3; LUPINE_BENCH_SCALE=0.1 for a quick run)
 set -euo pipefail
@@ -81,4 +81,11 @@ for scenario in "${scenarios[@]}"; do
 done
 
 python3 Benchmarks/summarize.py "$results"
+
+# S8, the noisy neighbour, is a latency scenario outside the harness: bench-profile runs it once
+# (Lupine only), unless LUPINE_BENCH_SCENARIOS leaves it out.
+if [[ -z "${LUPINE_BENCH_SCENARIOS:-}" || " $LUPINE_BENCH_SCENARIOS " == *" S8 "* ]]; then
+    echo "S8 noisy neighbour" >&2
+    "$bench_profile" Lupine S8 || echo "failed: bench-profile Lupine S8" >&2
+fi
 if [[ -n "${LUPINE_BENCH_KEEP:-}" ]]; then echo "exports kept in $results" >&2; fi

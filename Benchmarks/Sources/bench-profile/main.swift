@@ -7,6 +7,7 @@ import NIOPosix
 // and CPU time per request (getrusage) and the distinct TCP connections used (ConnectionCensus).
 //
 //   bench-profile CLIENT SCENARIO [RUNS]     e.g. bench-profile Engine S2 3
+//   bench-profile Lupine S8                  the noisy neighbour: B's p50 and p99 alone and beside A
 //   LUPINE_BENCH_URL (default http://127.0.0.1:8080), LUPINE_BENCH_SCALE (default 1)
 //   LUPINE_BENCH_ON_LOOP=1 runs the scenario's task on an event loop (see LoopExecutor)
 //   LUPINE_BENCH_PRIORITY=userInitiated runs it at the priority the benchmark harness gives it
@@ -17,6 +18,31 @@ import NIOPosix
 //     instead of two taking turns, which saves AHC a context switch per GET and costs Lupine 0.25.
 
 let arguments = CommandLine.arguments.dropFirst()
+let environment = ProcessInfo.processInfo.environment
+// S8, the noisy neighbour: B's latency alone and beside A, for each API (Lupine only).
+if arguments.count >= 2, arguments[arguments.startIndex] == "Lupine", arguments[arguments.startIndex + 1] == "S8" {
+    let baseURL = environment["LUPINE_BENCH_URL"] ?? "http://127.0.0.1:8080"
+    let scale = Double(environment["LUPINE_BENCH_SCALE"] ?? "1") ?? 1
+    func milliseconds(_ duration: Duration) -> String {
+        String(format: "%.2f ms", Double(duration.components.seconds) * 1e3 + Double(duration.components.attoseconds) / 1e15)
+    }
+    func ratio(_ beside: Duration, _ alone: Duration) -> String {
+        String(format: "%.2fx", (beside / alone))
+    }
+    do {
+        for api in NoisyNeighbour.API.allCases {
+            let alone = try await NoisyNeighbour.run(baseURL: baseURL, api: api, withNeighbour: false, scale: scale)
+            let beside = try await NoisyNeighbour.run(baseURL: baseURL, api: api, withNeighbour: true, scale: scale)
+            print("S8 noisyNeighbour Lupine \(api.rawValue) API: B alone p50 \(milliseconds(alone.percentile(0.5))) p99 \(milliseconds(alone.percentile(0.99))); "
+                + "beside A p50 \(milliseconds(beside.percentile(0.5))) p99 \(milliseconds(beside.percentile(0.99))); "
+                + "p99 beside/alone \(ratio(beside.percentile(0.99), alone.percentile(0.99))) (target <= 1.5x)")
+        }
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("bench-profile: S8: \(error)\n".utf8))
+        exit(1)
+    }
+}
 guard arguments.count >= 2,
       let client = scenarioClient(named: arguments[arguments.startIndex]),
       let scenario = Scenario.allCases.first(where: { $0.rawValue.hasPrefix(arguments[arguments.startIndex + 1] + " ") })
@@ -25,7 +51,6 @@ else {
     exit(2)
 }
 let runs = arguments.count > 2 ? max(1, Int(arguments[arguments.startIndex + 2]) ?? 1) : 1
-let environment = ProcessInfo.processInfo.environment
 let idleClients: [any ScenarioClient] = environment["LUPINE_BENCH_ALL_CLIENTS"] == "1"
     ? ["Lupine", "Engine", "AHC", "URLSession"].compactMap(scenarioClient(named:)) : []
 if environment["LUPINE_BENCH_SAMPLER"] == "1" {
