@@ -52,6 +52,9 @@ final class RecordingOwner: ExchangeHandlerOwner {
     /// The connection was opened for the fuzzed exchange: bytes that come before its request
     /// fail that exchange, as on a new connection of the pool.
     func exchangeHandlerKeepsUnsolicitedInput(_ handler: ExchangeHandler) -> Bool { true }
+
+    /// An HTTP/1.1 connection has no stream refusal: no failure says the request went unprocessed.
+    func exchangeHandlerRequestWasUnprocessed(_ handler: ExchangeHandler, error: any Error) -> Bool { false }
 }
 
 final class ResponseRecorder: TransportEvents, @unchecked Sendable {
