@@ -108,8 +108,8 @@ import Testing
         let response = await request.serializingData().response
 
         #expect(response.error == nil, "\(name)")
-        // Alamofire's own check: whether the URLCache answers for the request. Lupine's cache holds
-        // a marker there (README, "HTTP cache"), planted when a response is stored.
+        // Alamofire's own check: whether the URLCache answers for the request. Lupine's store shows
+        // the response it stored there (`URLCacheMarker`).
         let urlRequest = try #require(request.request)
         #expect((cache.cachedResponse(for: urlRequest) != nil) == isStored, "\(name)")
         #expect(await Self.isStored(resource.url, in: session) == isStored, "\(name)")

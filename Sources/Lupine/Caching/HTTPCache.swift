@@ -148,6 +148,6 @@ struct HTTPCache: Sendable {
     /// Makes the response stored for `url` unusable when that touches no file (the URL has nothing
     /// on disk); false when `invalidate(_:)` is still needed, which may remove a file.
     func invalidateWithoutTouchingFiles(_ url: URL) -> Bool {
-        store.removeWithoutTouchingFiles(HTTPCacheKey(url))
+        store.removeWithoutTouchingFiles(HTTPCacheKey(url), url: url)
     }
 }

@@ -49,6 +49,12 @@ final class HTTPCacheMemory {
         nodes[key]
     }
 
+    /// A node whose entry depends on `marker`, if any; looks at every node (for invalidations,
+    /// which are rare).
+    func anyNode(dependingOn marker: URLCacheMarker) -> Node? {
+        nodes.values.first { $0.marker === marker }
+    }
+
     /// Stores `variants` for `key` (replacing what was there), the most recently used, then
     /// evicts the least recently used keys until everything fits in `capacity` bytes.
     func set(_ variants: [StoredResponse], for key: HTTPCacheKey, marker: URLCacheMarker, capacity: Int) {

@@ -14,7 +14,11 @@ import NIOConcurrencyHelpers
 ///
 /// The cache's own `removeAllCachedResponses()` and `removeCachedResponse(for:)` reach the store
 /// through markers (`URLCacheMarker` in memory, marker files on disk): an entry is used only
-/// while the cache still holds its marker.
+/// while the cache still holds its marker. A memory marker shows the response last stored for its
+/// URL group, so user code reading the cache with `cachedResponse(for:)` gets that response with
+/// its body (corelibs' matching ignores the query: see `URLCacheMarker`). A response user code
+/// stores in the cache itself is not seen by the store; it replaces the group's marker, so the
+/// store's entries for that group are dropped at their next lookup.
 final class HTTPCacheStore: @unchecked Sendable {
     /// Responses kept for one URL, for different values of the header fields `Vary` names.
     static let maximumVariants = 4
@@ -107,7 +111,7 @@ final class HTTPCacheStore: @unchecked Sendable {
         guard capacity > 0, !kept.isEmpty else { return }
         let cleared = state.withLockedValue { state -> Bool in
             guard state.memory.peek(key) == nil else { return false }
-            let (marker, cleared) = state.markers.marker(for: url, in: cache)
+            let (marker, cleared) = state.markers.marker(for: url, showing: kept[0], in: cache)
             if cleared { state.memory.removeAll() }
             if let marker { state.memory.set(kept, for: key, marker: marker, capacity: capacity) }
             return cleared
@@ -139,7 +143,7 @@ final class HTTPCacheStore: @unchecked Sendable {
         if memoryCapacity > 0, response.cost <= memoryCapacity / 20 {
             let response = response.withBodyInOwnStorage()
             cacheWasCleared = state.withLockedValue { state -> Bool in
-                let (marker, cleared) = state.markers.marker(for: url, in: cache)
+                let (marker, cleared) = state.markers.marker(for: url, showing: response, in: cache)
                 if cleared { state.memory.removeAll() }
                 guard let marker else { return cleared }
                 let current = state.memory.peek(key).map { $0.marker === marker ? $0.variants : [] } ?? []
@@ -171,17 +175,38 @@ final class HTTPCacheStore: @unchecked Sendable {
     }
 
     /// Forgets every response stored for `key`, the key of `url`.
+    ///
+    /// When the `URLCache` shows that response to its readers (see `URLCacheMarker`), it shows
+    /// another response of the same group that memory still holds instead, or, with none, the
+    /// group's marker is removed from the cache (the group's other entries, on disk, go with it).
     func remove(_ key: HTTPCacheKey, url: URL) {
-        state.withLockedValue { $0.memory.remove(key) }
+        let unshown = state.withLockedValue { state -> URLCacheMarker? in
+            state.memory.remove(key)
+            guard let marker = state.markers.marker(showing: url) else { return nil }
+            if let sibling = state.memory.anyNode(dependingOn: marker), let siblingURL = URL(string: sibling.key.string),
+               let newest = sibling.variants.first {
+                marker.show(newest, of: siblingURL)
+                return nil
+            }
+            state.markers.forget(marker, of: url)
+            return marker
+        }
+        if let unshown, let cache, unshown.isHeld(by: cache) {
+            cache.removeCachedResponse(for: unshown.request)
+        }
         disk?.remove(key, url: url)
     }
 
-    /// Removes `key`'s response when no file holds it (it is then in memory at most); false, with
-    /// nothing removed, when a file may hold it: `remove(_:url:)` removes both tiers together.
-    func removeWithoutTouchingFiles(_ key: HTTPCacheKey) -> Bool {
+    /// Removes `key`'s response when no file holds it (it is then in memory at most) and the
+    /// `URLCache` does not show it to its readers; false, with nothing removed, when a file may
+    /// hold it or the cache shows it: `remove(_:url:)` removes both tiers together.
+    func removeWithoutTouchingFiles(_ key: HTTPCacheKey, url: URL) -> Bool {
         if let disk, !disk.surelyHoldsNoFile(for: key) { return false }
-        state.withLockedValue { $0.memory.remove(key) }
-        return true
+        return state.withLockedValue { state -> Bool in
+            guard state.markers.marker(showing: url) == nil else { return false }
+            state.memory.remove(key)
+            return true
+        }
     }
 
     // MARK: For tests
