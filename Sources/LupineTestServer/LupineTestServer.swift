@@ -13,6 +13,7 @@ public final class LupineTestServer: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
     private let hitCounter: HitCounter
+    private let floodLedger: WebSocketFloodLedger
     private let isShutDown = Mutex(false)
 
     /// The TCP port the server listens on.
@@ -20,10 +21,12 @@ public final class LupineTestServer: Sendable {
     /// Whether the server speaks TLS (https, wss).
     public let usesTLS: Bool
 
-    private init(group: MultiThreadedEventLoopGroup, channel: any Channel, hitCounter: HitCounter, port: Int, usesTLS: Bool) {
+    private init(group: MultiThreadedEventLoopGroup, channel: any Channel, hitCounter: HitCounter, floodLedger: WebSocketFloodLedger,
+                 port: Int, usesTLS: Bool) {
         self.group = group
         self.channel = channel
         self.hitCounter = hitCounter
+        self.floodLedger = floodLedger
         self.port = port
         self.usesTLS = usesTLS
     }
@@ -39,6 +42,7 @@ public final class LupineTestServer: Sendable {
         // Two threads at most: the machines this runs on are small and the client needs CPU too.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: min(2, max(1, System.coreCount)))
         let hitCounter = HitCounter()
+        let floodLedger = WebSocketFloodLedger()
         do {
             let channel = try await ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 256)
@@ -50,7 +54,8 @@ public final class LupineTestServer: Sendable {
                         if let tlsContext {
                             try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tlsContext))
                         }
-                        try Self.configure(channel, hitCounter: hitCounter, maximumRequests: maximumRequestsPerConnection)
+                        try Self.configure(channel, hitCounter: hitCounter, floodLedger: floodLedger,
+                                           maximumRequests: maximumRequestsPerConnection)
                     }
                 }
                 .bind(host: "127.0.0.1", port: port)
@@ -59,19 +64,22 @@ public final class LupineTestServer: Sendable {
                 try? await channel.close().get()
                 throw LupineTestServerError.noBoundPort
             }
-            return LupineTestServer(group: group, channel: channel, hitCounter: hitCounter, port: boundPort, usesTLS: tls != nil)
+            return LupineTestServer(group: group, channel: channel, hitCounter: hitCounter, floodLedger: floodLedger, port: boundPort,
+                                    usesTLS: tls != nil)
         } catch {
             try? await group.shutdownGracefully()
             throw error
         }
     }
 
-    private static func configure(_ channel: any Channel, hitCounter: HitCounter, maximumRequests: Int?) throws {
+    private static func configure(_ channel: any Channel, hitCounter: HitCounter, floodLedger: WebSocketFloodLedger,
+                                  maximumRequests: Int?) throws {
         let pipeline = channel.pipeline.syncOperations
         let rawGate = RawWriteGate()
         try pipeline.addHandler(rawGate)
         try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true,
-                                                 withServerUpgrade: (upgraders: [webSocketUpgrader(hitCounter: hitCounter)],
+                                                 withServerUpgrade: (upgraders: [webSocketUpgrader(hitCounter: hitCounter,
+                                                                                                       floodLedger: floodLedger)],
                                                                      completionHandler: { _ in }),
                                                  withErrorHandling: true)
         try pipeline.addHandler(ConnectionHandler(hits: hitCounter, rawGate: rawGate, maximumRequests: maximumRequests), name: connectionHandlerName)
@@ -81,7 +89,7 @@ public final class LupineTestServer: Sendable {
 
     /// Upgrades `/websocket/echo` requests; the HTTP handlers leave the pipeline, the echo handler
     /// takes over.
-    private static func webSocketUpgrader(hitCounter: HitCounter) -> NIOWebSocketServerUpgrader {
+    private static func webSocketUpgrader(hitCounter: HitCounter, floodLedger: WebSocketFloodLedger) -> NIOWebSocketServerUpgrader {
         NIOWebSocketServerUpgrader(
             maxFrameSize: 64 << 20,
             automaticErrorHandling: true,
@@ -96,7 +104,8 @@ public final class LupineTestServer: Sendable {
                     let request = TestRequest(head: head, body: ByteBuffer(), localPort: 0)
                     var headers: [String: String] = [:]
                     for (name, value) in head.headers { headers[name.lowercased()] = value }
-                    try pipeline.addHandler(WebSocketEchoHandler(behaviour: WebSocketBehaviour(request), requestHeaders: headers))
+                    try pipeline.addHandler(WebSocketEchoHandler(behaviour: WebSocketBehaviour(request), requestHeaders: headers,
+                                                                 floodLedger: floodLedger))
                 }
             }
         )
@@ -131,6 +140,11 @@ public final class LupineTestServer: Sendable {
     /// Number of connections accepted so far.
     public var acceptedConnections: Int {
         hitCounter.connections
+    }
+
+    /// What the WebSocket floods (`/websocket/echo?flood=N`) of this server have written so far.
+    public var webSocketFlood: WebSocketFloodProgress {
+        floodLedger.current
     }
 
     /// Number of requests received per path (exact path without query); for tests that count hits.

@@ -2,7 +2,7 @@ import NIOCore
 import NIOWebSocket
 
 /// Runs one upgraded `/websocket/echo` connection as its `WebSocketBehaviour` says: greetings,
-/// echoes (reassembled, re-sent in `fragments` frames), pings answered or ignored, a
+/// a flood paced by the channel's writability, echoes (reassembled, re-sent in `fragments` frames), pings answered or ignored, a
 /// server-initiated close or a dropped connection, and the answer to the client's close.
 final class WebSocketEchoHandler: ChannelInboundHandler {
     typealias InboundIn = WebSocketFrame
@@ -13,16 +13,22 @@ final class WebSocketEchoHandler: ChannelInboundHandler {
 
     private let behaviour: WebSocketBehaviour
     private let requestHeaders: [String: String]
+    private let floodLedger: WebSocketFloodLedger
     private var sentMessages = 0
+    /// Flood messages written so far.
+    private var floodSent = 0
+    /// `continueFlood` is running: a writability change during its own flush must not re-enter it.
+    private var isFlooding = false
     private var pendingOpcode: WebSocketOpcode?
     private var pendingPayload = ByteBuffer()
     private var closeSent = false
     private var pingsReceived = 0
     private var timer: Scheduled<Void>?
 
-    init(behaviour: WebSocketBehaviour, requestHeaders: [String: String]) {
+    init(behaviour: WebSocketBehaviour, requestHeaders: [String: String], floodLedger: WebSocketFloodLedger) {
         self.behaviour = behaviour
         self.requestHeaders = requestHeaders
+        self.floodLedger = floodLedger
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -37,6 +43,33 @@ final class WebSocketEchoHandler: ChannelInboundHandler {
             sendMessage(.binary, ByteBuffer(repeating: UInt8(ascii: "x"), count: behaviour.oversizedBytes), context: context)
         }
         if behaviour.closeAfter == 0 { startClose(context: context) }
+        continueFlood(context: context)
+    }
+
+    /// Writes flood messages while the channel is writable; `channelWritabilityChanged` calls it
+    /// again once the client has read enough for the channel to take more.
+    private func continueFlood(context: ChannelHandlerContext) {
+        guard !isFlooding, floodSent < behaviour.floodCount else { return }
+        isFlooding = true
+        defer { isFlooding = false }
+        while floodSent < behaviour.floodCount, !closeSent, context.channel.isActive {
+            guard context.channel.isWritable else {
+                floodLedger.recordUnwritable()
+                return
+            }
+            floodSent += 1
+            var payload = context.channel.allocator.buffer(capacity: behaviour.floodMessageSize)
+            payload.writeInteger(UInt64(floodSent))
+            payload.writeRepeatingByte(UInt8(truncatingIfNeeded: floodSent), count: behaviour.floodMessageSize - 8)
+            floodLedger.recordWritten()
+            sendMessage(.binary, payload, context: context)
+        }
+        if floodSent == behaviour.floodCount { floodLedger.recordFinished() }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { continueFlood(context: context) }
+        context.fireChannelWritabilityChanged()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
