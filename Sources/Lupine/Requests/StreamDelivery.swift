@@ -1,10 +1,13 @@
-/// The pure bookkeeping behind a `DataStreamRequest`'s backpressure: which body parts were handed
-/// to which stream handler and are not yet done, when the transport must stop reading, when it
-/// may read again, and when a handler's `.complete` event may go out.
+/// The pure bookkeeping behind the backpressure of a `DataStreamRequest` (its body parts) and of a
+/// `WebSocketRequest` (its messages): which parts were handed to which handler and are not yet
+/// done, when the transport must stop reading, when it may read again, and when a handler's
+/// `.complete` event may go out.
 ///
 /// It performs no I/O and calls nothing; the request acts on what it answers. Every delivery of a
 /// part to a handler counts (a part given to three handlers counts three times), which bounds
-/// memory conservatively: the handlers share the part's bytes.
+/// memory conservatively: the handlers share the part's bytes. Reading pauses as soon as a part
+/// takes the count over a bound, so with a transport that holds parts from the moment it is
+/// paused, what waits undelivered exceeds the bound by at most that one part per handler.
 struct StreamDelivery {
     /// Reading pauses when more than this many bytes are handed out and not yet done...
     static let pauseAboveBytes = 1 << 20
@@ -27,6 +30,9 @@ struct StreamDelivery {
     private(set) var pendingDeliveries = 0
     /// The handlers are behind: reading is paused for them until they catch up.
     private(set) var isReadingPaused = false
+    /// The most bytes and deliveries ever handed out and not yet done at once (for tests).
+    private(set) var peakPendingBytes = 0
+    private(set) var peakPendingDeliveries = 0
 
     /// Registers a handler; parts arriving from now on are delivered to it.
     mutating func addHandler() -> Int {
@@ -43,6 +49,8 @@ struct StreamDelivery {
         for id in handlerIDs { pending[id, default: Pending()].deliveries += 1 }
         pendingDeliveries += handlerIDs.count
         pendingBytes += byteCount * handlerIDs.count
+        peakPendingBytes = max(peakPendingBytes, pendingBytes)
+        peakPendingDeliveries = max(peakPendingDeliveries, pendingDeliveries)
         guard !isReadingPaused,
               pendingBytes > Self.pauseAboveBytes || pendingDeliveries > Self.pauseAboveDeliveries else { return false }
         isReadingPaused = true
