@@ -10,7 +10,8 @@ struct ReadPauseReason: OptionSet, Sendable, Hashable {
     static let responseHandler = ReadPauseReason(rawValue: 1 << 1)
     /// A redirect handler has the 3xx response and has not answered.
     static let redirectHandler = ReadPauseReason(rawValue: 1 << 2)
-    /// The stream handlers of a `DataStreamRequest` are behind.
+    /// The stream handlers of a `DataStreamRequest`, or the message handlers and streams of a
+    /// `WebSocketRequest`, are behind.
     static let streamConsumer = ReadPauseReason(rawValue: 1 << 3)
     /// The file writer of a `DownloadRequest` is behind.
     static let diskWriter = ReadPauseReason(rawValue: 1 << 4)

@@ -18,6 +18,10 @@ import NIOWebSocket
 /// `WebSocketConnectionDelegate`; the exchange completes when the connection closes: with no
 /// error after a close handshake, with `URLError(.networkConnectionLost)` when the connection ends
 /// without one.
+///
+/// Its read demand is the request's: while the request's `ReadDemand` has it paused (the
+/// consumer is behind on messages, or the request is suspended), the frame handler holds socket
+/// reads back, so a server that floods messages meets TCP flow control instead of filling memory.
 final class WebSocketConnection: TransportTask, ProtocolUpgrade {
     /// The settings of the socket, from `WebSocketRequest.Configuration`.
     struct Settings: Sendable {
@@ -38,6 +42,11 @@ final class WebSocketConnection: TransportTask, ProtocolUpgrade {
         /// The first failure seen; it wins over the way the connection ended.
         var failure: URLError?
         var isComplete = false
+        /// Pauses not yet answered by a resume: frames wait while positive. The request alternates
+        /// pause and resume; a count stays right even if a resume overtakes the pause it answers.
+        var pauses = 0
+        /// The frame handler holds frames or a socket read because of a pause: a resume must wake it.
+        var stalled = false
     }
 
     let request: TransportRequest
@@ -181,14 +190,45 @@ final class WebSocketConnection: TransportTask, ProtocolUpgrade {
         }
     }
 
-    /// Read demand applies to the opening handshake's response (a refusal's body); messages are
-    /// not paced.
+    /// Stops taking frames until the matching `resumeReading()`: before the server switched
+    /// protocols this applies to the opening handshake's exchange (a refusal's body), after it to
+    /// the frame handler, which holds frames and socket reads. From the event loop (a message
+    /// that put the consumer over its bound) it takes effect before the next frame.
     func pauseReading() {
-        state.withLockedValue { $0.handshakeTask }?.pauseReading()
+        let handshakeTask = state.withLockedValue { state in
+            state.pauses += 1
+            return state.handshakeTask
+        }
+        handshakeTask?.pauseReading()
     }
 
     func resumeReading() {
-        state.withLockedValue { $0.handshakeTask }?.resumeReading()
+        let (handshakeTask, stalledHandler) = state.withLockedValue { state in
+            state.pauses -= 1
+            guard state.pauses <= 0, state.stalled, let frameHandler = state.frameHandler else {
+                return (state.handshakeTask, nil as NIOLoopBound<WebSocketFrameHandler>?)
+            }
+            state.stalled = false
+            return (state.handshakeTask, frameHandler)
+        }
+        handshakeTask?.resumeReading()
+        guard let stalledHandler else { return }
+        stalledHandler.eventLoop.execute { stalledHandler.value.resumeDelivery() }
+    }
+
+    /// Whether frames must wait now (on the event loop); when they must, the next resume wakes
+    /// the frame handler.
+    func holdsDelivery() -> Bool {
+        state.withLockedValue { state in
+            guard state.pauses > 0 else { return false }
+            state.stalled = true
+            return true
+        }
+    }
+
+    /// Whether reading is paused, without asking for a wake-up.
+    var isReadingPaused: Bool {
+        state.withLockedValue { $0.pauses > 0 }
     }
 
     /// Sends `message`; `completion` runs on the event loop.

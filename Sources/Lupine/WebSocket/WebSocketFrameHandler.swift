@@ -9,11 +9,20 @@ import NIOWebSocket
 /// matches pongs, sends automatic pings, and performs the close handshake (RFC 6455 sections 5
 /// and 7).
 ///
+/// Incoming messages are read as the consumer takes them: while the request's read demand is
+/// paused (its handlers or async streams are behind, or it is suspended), socket reads are held
+/// back and frames already read wait in a `WebSocketReadGate`. Pings and pongs already read are
+/// still answered and matched at once; those the server sends after the pause wait in the socket
+/// with its messages, and are answered once the consumer catches up. This is what a NIO channel
+/// whose reads are held back does: a server that closes connections whose pings go unanswered for
+/// a while (commonly tens of seconds) may close a consumer that stays behind that long.
+///
 /// Every frame a client sends is masked. A server frame that is masked, uses a reserved bit (no
 /// extension is negotiated) or an unknown opcode fails the connection with 1002; an invalid
 /// UTF-8 text message with 1007; a message over the size limit with 1009.
-final class WebSocketFrameHandler: ChannelInboundHandler {
+final class WebSocketFrameHandler: ChannelDuplexHandler {
     typealias InboundIn = WebSocketFrame
+    typealias OutboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
     private enum Phase {
@@ -27,6 +36,7 @@ final class WebSocketFrameHandler: ChannelInboundHandler {
     private let connection: WebSocketConnection
     private let settings: WebSocketConnection.Settings
     private var assembler: WebSocketMessageAssembler
+    private var readGate = WebSocketReadGate<WebSocketFrame>()
     private var phase = Phase.open
     /// A close frame was exchanged: the connection ends without an error.
     private var closedCleanly = false
@@ -52,10 +62,42 @@ final class WebSocketFrameHandler: ChannelInboundHandler {
         scheduleAutomaticPing()
     }
 
-    // MARK: Receiving
+    // MARK: Reading as the consumer takes messages
+
+    /// Whether frames and socket reads wait now: the request's consumer is behind. Only while
+    /// open: once closing, data frames are dropped anyway, and the server's close must be read.
+    private var consumerIsBehind: Bool {
+        guard case .open = phase else { return false }
+        return connection.holdsDelivery()
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if readGate.readRequested(paused: consumerIsBehind) { context.read() }
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
+        let order: WebSocketReadGate<WebSocketFrame>.Order = frame.opcode == .ping || frame.opcode == .pong ? .answeredAtOnce : .keepsItsPlace
+        if readGate.frameArrived(frame, order: order, paused: consumerIsBehind) { process(frame) }
+    }
+
+    /// The consumer caught up (a resume from the request's read demand), or the connection stopped
+    /// holding frames: held frames are processed in order while it keeps up, then the socket read
+    /// NIO asked for meanwhile goes out.
+    func resumeDelivery() {
+        while let frame = readGate.nextHeldFrame(paused: consumerIsBehind) { process(frame) }
+        if readGate.releasesHeldRead(paused: consumerIsBehind) { context?.read() }
+    }
+
+    /// Processes every held frame, paused or not: what was read before the connection ended or
+    /// failed reaches the consumer before the end does.
+    private func processHeldFrames() {
+        while let frame = readGate.nextHeldFrame(paused: false) { process(frame) }
+    }
+
+    // MARK: Receiving
+
+    private func process(_ frame: WebSocketFrame) {
         guard frame.maskKey == nil, !frame.rsv1, !frame.rsv2, !frame.rsv3 else {
             fail(.protocolError, connection.failure(.badServerResponse, "The server sent a masked or extended WebSocket frame."))
             return
@@ -170,6 +212,8 @@ final class WebSocketFrameHandler: ChannelInboundHandler {
         }
         phase = .closing(payload)
         writeClose(payload) { _ in }
+        // The server's close may be held, or still in the socket.
+        resumeDelivery()
         let timeout = TimeAmount.nanoseconds(Int64(settings.closeTimeout * 1_000_000_000))
         closeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
             guard case let .closing(sent) = self.phase else { return }
@@ -199,7 +243,11 @@ final class WebSocketFrameHandler: ChannelInboundHandler {
 
     private func automaticPingIsDue() {
         guard case .open = phase, let context, let interval = settings.pingInterval else { return }
-        if let sentAt = automaticPingSentAt {
+        if automaticPingSentAt != nil, readGate.isReadHeld || readGate.heldFrameCount > 0 || connection.isReadingPaused {
+            // The pong may be waiting in the socket until the consumer catches up: the wait for it
+            // starts again, as a server is not quiet while the client is not reading.
+            automaticPingSentAt = .now()
+        } else if let sentAt = automaticPingSentAt {
             let timeout = max(TimeAmount.nanoseconds(Int64(interval * 1_000_000_000)), Self.minimumPongTimeout)
             if NIODeadline.now() - sentAt >= timeout {
                 // The last ping went unanswered for too long: the server is gone.
@@ -236,6 +284,7 @@ final class WebSocketFrameHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        processHeldFrames()
         switch error {
         case NIOWebSocketError.invalidFrameLength:
             fail(.messageTooBig, connection.failure(.dataLengthExceedsMaximum,
@@ -250,6 +299,7 @@ final class WebSocketFrameHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        processHeldFrames()
         connectionDidEnd()
         context.fireChannelInactive()
     }

@@ -6,7 +6,9 @@ import FoundationNetworking
 // Stream handlers: each gets every event from the moment it is added (a handler added after the
 // connection opened misses `.connected`), then `.completed` once the request has finished. Events
 // go through the serialization queue, then to the handler's queue, in the order they happened.
-// Adding a handler resumes the request when the Session starts requests immediately.
+// A message counts as taken (for the backpressure of incoming messages) once the handler has
+// returned from it. Adding a handler resumes the request when the Session starts requests
+// immediately.
 extension WebSocketRequest {
     /// Adds a handler receiving each message serialized by `serializer`, and the connection events.
     ///
@@ -20,8 +22,21 @@ extension WebSocketRequest {
                                              on queue: DispatchQueue = .lupineDefault,
                                              handler: @escaping @Sendable (_ event: Event<Serializer.Output, Serializer.Failure>) -> Void) -> Self
         where Serializer: WebSocketMessageSerializer, Serializer.Failure == any Error {
-        let queue = queue.resolvingLupineDefault(to: defaultQueue)
-        return forIncomingEvent { incoming in
+        addSerializedEventHandler(serializer, on: queue.resolvingLupineDefault(to: defaultQueue)) { event, taken in
+            handler(event)
+            taken()
+        }
+    }
+
+    /// Adds a handler like `streamSerializer(_:on:handler:)` that says when it has taken each
+    /// message: it calls `taken` once per event, for a message once its consumer has it.
+    @discardableResult
+    func addSerializedEventHandler<Serializer>(_ serializer: Serializer,
+                                               on queue: DispatchQueue,
+                                               handler: @escaping @Sendable (_ event: Event<Serializer.Output, Serializer.Failure>,
+                                                                             _ taken: @escaping @Sendable () -> Void) -> Void) -> Self
+        where Serializer: WebSocketMessageSerializer, Serializer.Failure == any Error {
+        forIncomingEvent { incoming, taken in
             let kind: Event<Serializer.Output, Serializer.Failure>.Kind
             switch incoming {
             case let .connected(`protocol`): kind = .connected(protocol: `protocol`)
@@ -35,7 +50,7 @@ extension WebSocketRequest {
             case let .completed(completion): kind = .completed(completion)
             }
             let event = Event<Serializer.Output, Serializer.Failure>(socket: self, kind: kind)
-            queue.async { handler(event) }
+            queue.async { handler(event, taken) }
         }
     }
 
@@ -70,8 +85,19 @@ extension WebSocketRequest {
     @discardableResult
     public func streamMessageEvents(on queue: DispatchQueue = .lupineDefault,
                                     handler: @escaping @Sendable (_ event: Event<URLSessionWebSocketTask.Message, Never>) -> Void) -> Self {
-        let queue = queue.resolvingLupineDefault(to: defaultQueue)
-        return forIncomingEvent { incoming in
+        addMessageEventHandler(on: queue.resolvingLupineDefault(to: defaultQueue)) { event, taken in
+            handler(event)
+            taken()
+        }
+    }
+
+    /// Adds a handler like `streamMessageEvents(on:handler:)` that says when it has taken each
+    /// message: it calls `taken` once per event, for a message once its consumer has it.
+    @discardableResult
+    func addMessageEventHandler(on queue: DispatchQueue,
+                                handler: @escaping @Sendable (_ event: Event<URLSessionWebSocketTask.Message, Never>,
+                                                              _ taken: @escaping @Sendable () -> Void) -> Void) -> Self {
+        forIncomingEvent { incoming, taken in
             let kind: Event<URLSessionWebSocketTask.Message, Never>.Kind
             switch incoming {
             case let .connected(`protocol`): kind = .connected(protocol: `protocol`)
@@ -80,7 +106,7 @@ extension WebSocketRequest {
             case let .completed(completion): kind = .completed(completion)
             }
             let event = Event<URLSessionWebSocketTask.Message, Never>(socket: self, kind: kind)
-            queue.async { handler(event) }
+            queue.async { handler(event, taken) }
         }
     }
 
@@ -94,17 +120,19 @@ extension WebSocketRequest {
         }
     }
 
-    /// Registers `handler` for the socket events (on the serialization queue) and queues the
-    /// response serializer that sends `.completed` once the request has finished.
-    private func forIncomingEvent(_ handler: @escaping @Sendable (IncomingEvent) -> Void) -> Self {
+    /// Registers `handler` for the socket events (on the serialization queue), counted in the
+    /// backlog of incoming messages from now on, and queues the response serializer that sends
+    /// `.completed` once the request has finished.
+    private func forIncomingEvent(_ handler: @escaping EventConsumer) -> Self {
         let serializationQueue = serializationQueue
         socketState.withLockedValue { state in
-            state.handlers.append { event in serializationQueue.async { handler(event) } }
+            let id = state.delivery.addHandler()
+            state.handlers.append((id, { event, taken in serializationQueue.async { handler(event, taken) } }))
         }
         appendResponseSerializer {
             self.responseSerializerDidComplete {
                 let completion = Completion(request: self.request, response: self.response, metrics: nil, error: self.error)
-                serializationQueue.async { handler(.completed(completion)) }
+                serializationQueue.async { handler(.completed(completion)) {} }
             }
         }
         return self

@@ -16,8 +16,15 @@ import NIOConcurrencyHelpers
 /// the `URLError` URLSession reports for them.
 ///
 /// Messages arrive through the stream handlers (`streamMessageEvents(on:handler:)` and the others)
-/// and `webSocketTask()`; fragmented messages are reassembled. Incoming messages are not paced:
-/// each is handed to the handlers as it arrives.
+/// and `webSocketTask()`; fragmented messages are reassembled. Incoming messages are read as the
+/// consumer takes them: a message is taken once a closure handler has returned from it, or once an
+/// async stream's iteration has taken it (or its buffering policy dropped it). When more than
+/// about 1 MiB or 64 messages (counted once per handler) are handed out and not yet taken, the
+/// request stops reading the socket, so TCP slows the server down, and it reads again once the
+/// consumers have caught up. A slow consumer therefore slows the server instead of filling
+/// memory, whatever the streams' buffering policy. Pings the server sends while reading is paused
+/// are answered once the consumer catches up (see `WebSocketFrameHandler`). `suspend()` pauses
+/// reading too.
 ///
 /// The connection ends, and the request finishes, when:
 /// - the server closes: `.disconnected` with its code, then `.completed` with no error;
@@ -39,11 +46,18 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
 
     typealias SendCompletion = @Sendable (Result<Void, any Error>) -> Void
 
+    /// Hands one event to one handler; for a message, calls `taken` once the handler's consumer
+    /// has taken it (other events call it too, and it does nothing for them).
+    typealias EventConsumer = @Sendable (_ event: IncomingEvent, _ taken: @escaping @Sendable () -> Void) -> Void
+
     struct SocketState {
         /// The connection of the current attempt.
         var connection: WebSocketConnection?
         var isOpen = false
-        var handlers: [@Sendable (IncomingEvent) -> Void] = []
+        var handlers: [(id: Int, consume: EventConsumer)] = []
+        /// The messages handed to the handlers and not yet taken: reading pauses while too many
+        /// are, the same bookkeeping as a `DataStreamRequest`'s chunks.
+        var delivery = StreamDelivery()
         /// Messages sent before the connection opened.
         var enqueuedSends: [(message: URLSessionWebSocketTask.Message, queue: DispatchQueue, completion: SendCompletion)] = []
         /// Set by `close(sending:reason:)`.
@@ -120,6 +134,8 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
         let failedSends = socketState.withLockedValue { state in
             defer {
                 state.enqueuedSends.removeAll()
+                // Messages still on their way to a handler are taken as usual; none follow.
+                for handler in state.handlers { _ = state.delivery.completionRequested(handler: handler.id) }
                 state.handlers.removeAll()
                 state.connection = nil
                 state.isOpen = false
@@ -254,9 +270,26 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
 
     // MARK: Events
 
+    /// Hands an event other than a message to every handler.
     func emit(_ event: IncomingEvent) {
         let handlers = socketState.withLockedValue { $0.handlers }
-        handlers.forEach { $0(event) }
+        handlers.forEach { $0.consume(event) {} }
+    }
+
+    /// A handler has taken a message of `byteCount` bytes: reading resumes once they have caught up.
+    private func messageTaken(by handlerID: Int, byteCount: Int) {
+        let resumesReading = socketState.withLockedValue { state in
+            let resumes = state.delivery.deliveryFinished(handler: handlerID, byteCount: byteCount).resumeReading
+            if resumes { readDemand.record(.streamConsumer, present: false) }
+            return resumes
+        }
+        if resumesReading { readDemand.settle() }
+    }
+
+    /// The most message bytes and messages (counted once per handler) ever handed to the handlers
+    /// and not yet taken at once; for tests of the bound.
+    var messageBacklogPeak: (bytes: Int, messages: Int) {
+        socketState.withLockedValue { ($0.delivery.peakPendingBytes, $0.delivery.peakPendingDeliveries) }
     }
 }
 
@@ -276,7 +309,19 @@ extension WebSocketRequest: WebSocketConnectionDelegate {
     }
 
     func connection(_ connection: WebSocketConnection, didReceive message: URLSessionWebSocketTask.Message) {
-        emit(.receivedMessage(message))
+        let byteCount = message.byteCount
+        let (handlers, pausesReading) = socketState.withLockedValue { state in
+            // Recorded in the same critical section as the decision, so that a handler catching
+            // up on another thread cannot reach the demand first. The pause reaches the connection
+            // before this returns: the frame handler holds the next frame.
+            let pauses = state.delivery.partArrived(byteCount: byteCount)
+            if pauses { readDemand.record(.streamConsumer, present: true) }
+            return (state.handlers, pauses)
+        }
+        if pausesReading { readDemand.settle() }
+        for handler in handlers {
+            handler.consume(.receivedMessage(message)) { self.messageTaken(by: handler.id, byteCount: byteCount) }
+        }
     }
 
     func connection(_ connection: WebSocketConnection, didCloseWith closeCode: URLSessionWebSocketTask.CloseCode, reason: Data?) {
@@ -284,5 +329,16 @@ extension WebSocketRequest: WebSocketConnectionDelegate {
             if state.connection === connection { state.isOpen = false }
         }
         emit(.disconnected(closeCode: closeCode, reason: reason))
+    }
+}
+
+extension URLSessionWebSocketTask.Message {
+    /// The size of the message's payload, for the backlog's byte count.
+    var byteCount: Int {
+        switch self {
+        case let .data(data): data.count
+        case let .string(text): text.utf8.count
+        @unknown default: 0
+        }
     }
 }

@@ -5,7 +5,10 @@ import FoundationNetworking
 
 /// The async interface of a `WebSocketRequest` (made by `webSocketTask()`).
 ///
-/// Each stream adds its own handler to the request and ends after the `.completed` event. With
+/// Each stream adds its own handler to the request and ends after the `.completed` event. A
+/// message counts as taken once the iteration has taken it (or the buffering policy dropped it),
+/// so a loop that falls behind pauses reading from the socket: with the default `.unbounded`
+/// policy the buffer still holds no more than the request's backlog bound. With
 /// automatic cancellation, ending the iteration early (breaking out of the loop, or the task
 /// being cancelled) cancels the request if it is still initialized, resumed or suspended.
 public struct WebSocketTask: Sendable {
@@ -23,7 +26,7 @@ public struct WebSocketTask: Sendable {
                                        bufferingPolicy: EventStreamOf<URLSessionWebSocketTask.Message, Never>.BufferingPolicy = .unbounded)
         -> EventStreamOf<URLSessionWebSocketTask.Message, Never> {
         makeStream(automaticallyCancelling: shouldAutomaticallyCancel, bufferingPolicy: bufferingPolicy, transform: { $0 }) { request, queue, onEvent in
-            request.streamMessageEvents(on: queue, handler: onEvent)
+            request.addMessageEventHandler(on: queue, handler: onEvent)
         }
     }
 
@@ -32,7 +35,7 @@ public struct WebSocketTask: Sendable {
                                   bufferingPolicy: StreamOf<URLSessionWebSocketTask.Message>.BufferingPolicy = .unbounded)
         -> StreamOf<URLSessionWebSocketTask.Message> {
         makeStream(automaticallyCancelling: shouldAutomaticallyCancel, bufferingPolicy: bufferingPolicy, transform: { $0.message }) { request, queue, onEvent in
-            request.streamMessageEvents(on: queue, handler: onEvent)
+            request.addMessageEventHandler(on: queue, handler: onEvent)
         }
     }
 
@@ -43,7 +46,7 @@ public struct WebSocketTask: Sendable {
                                                                       bufferingPolicy: EventStreamOf<Value, any Error>.BufferingPolicy = .unbounded)
         -> EventStreamOf<Value, any Error> {
         makeStream(automaticallyCancelling: shouldAutomaticallyCancel, bufferingPolicy: bufferingPolicy, transform: { $0 }) { request, queue, onEvent in
-            request.streamDecodableEvents(Value.self, on: queue, using: decoder, handler: onEvent)
+            request.addSerializedEventHandler(DecodableWebSocketMessageDecoder<Value>(decoder: decoder), on: queue, handler: onEvent)
         }
     }
 
@@ -54,7 +57,7 @@ public struct WebSocketTask: Sendable {
                                                                 bufferingPolicy: StreamOf<Value>.BufferingPolicy = .unbounded)
         -> StreamOf<Value> {
         makeStream(automaticallyCancelling: shouldAutomaticallyCancel, bufferingPolicy: bufferingPolicy, transform: { $0.message }) { request, queue, onEvent in
-            request.streamDecodableEvents(Value.self, on: queue, using: decoder, handler: onEvent)
+            request.addSerializedEventHandler(DecodableWebSocketMessageDecoder<Value>(decoder: decoder), on: queue, handler: onEvent)
         }
     }
 
@@ -90,22 +93,35 @@ public struct WebSocketTask: Sendable {
         request.suspend()
     }
 
-    private func makeStream<Success: Sendable, Failure: Error, Value>(
+    private func makeStream<Success: Sendable, Failure: Error, Value: Sendable>(
         automaticallyCancelling shouldAutomaticallyCancel: Bool,
         bufferingPolicy: StreamOf<Value>.BufferingPolicy,
         transform: @escaping @Sendable (WebSocketRequest.Event<Success, Failure>) -> Value?,
-        install: @escaping (WebSocketRequest, DispatchQueue, @escaping @Sendable (WebSocketRequest.Event<Success, Failure>) -> Void) -> Void
+        install: @escaping (WebSocketRequest, DispatchQueue,
+                            @escaping @Sendable (WebSocketRequest.Event<Success, Failure>, _ taken: @escaping @Sendable () -> Void) -> Void) -> Void
     ) -> StreamOf<Value> {
         let request = request
-        return StreamOf(bufferingPolicy: bufferingPolicy, onTermination: {
+        return StreamOf.observingConsumption(bufferingPolicy: bufferingPolicy, onTermination: {
             guard shouldAutomaticallyCancel, request.isInitialized || request.isResumed || request.isSuspended else { return }
             request.cancel()
         }, builder: { continuation in
+            let buffered = BufferedDeliveries<Value>(bufferingPolicy: bufferingPolicy)
+            let endIteration = continuation.onTermination
+            // Messages still buffered when the iteration ends count as taken, so reading resumes.
+            continuation.onTermination = { termination in
+                buffered.releaseAll()
+                endIteration?(termination)
+            }
             let box = ContinuationBox(continuation)
-            install(request, request.streamCompletionQueue) { event in
-                if let value = transform(event) { box.continuation.yield(value) }
+            install(request, request.streamCompletionQueue) { event, taken in
+                if let value = transform(event) {
+                    buffered.yield(value, into: box.continuation, done: taken)
+                } else {
+                    taken()
+                }
                 if case .completed = event.kind { box.continuation.finish() }
             }
+            return { buffered.releaseOldest() }
         })
     }
 }
