@@ -61,10 +61,12 @@ final class WebSocketEchoHandler: ChannelInboundHandler {
             var payload = context.channel.allocator.buffer(capacity: behaviour.floodMessageSize)
             payload.writeInteger(UInt64(floodSent))
             payload.writeRepeatingByte(UInt8(truncatingIfNeeded: floodSent), count: behaviour.floodMessageSize - 8)
+            // Recorded before the write: a client may see the message (and the close after the
+            // last one) before this call returns.
             floodLedger.recordWritten()
+            if floodSent == behaviour.floodCount { floodLedger.recordFinished() }
             sendMessage(.binary, payload, context: context)
         }
-        if floodSent == behaviour.floodCount { floodLedger.recordFinished() }
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {

@@ -59,6 +59,14 @@ import Testing
         #expect(peak.bytes > StreamDelivery.pauseAboveBytes)
     }
 
+    /// Waits until, with the consumer stalled, the request's backlog has reached its bound and the
+    /// server has had to wait for the client to read.
+    private static func stalled(_ request: WebSocketRequest, _ server: LupineTestServer) async -> Bool {
+        await waitUntil(timeout: 60) {
+            request.messageBacklogPeak.bytes > StreamDelivery.pauseAboveBytes && server.webSocketFlood.timesUnwritable >= 1
+        }
+    }
+
     /// An async loop that stalls after the first message until the server has to wait, then
     /// takes messages slowly, then catches up.
     @Test func floodIntoASlowAsyncLoopStaysWithinTheBacklogBoundAndArrivesWhole() async throws {
@@ -71,7 +79,7 @@ import Testing
             case let .receivedMessage(message):
                 observation.numbers.append(Self.number(of: message))
                 if observation.numbers.count == 1 {
-                    #expect(await waitUntil(timeout: 60) { server.webSocketFlood.timesUnwritable >= 1 })
+                    #expect(await Self.stalled(request, server))
                     observation.writtenAtStall = server.webSocketFlood.messagesWritten
                 } else if observation.numbers.count <= Self.slowMessages {
                     try await Task.sleep(nanoseconds: 2_000_000)
@@ -98,8 +106,9 @@ import Testing
         let serverWaited = DispatchSemaphore(value: 0)
         let observation = Locked(Observation())
         let watcher = Task {
-            _ = await waitUntil(timeout: 60) { server.webSocketFlood.timesUnwritable >= 1 }
+            let stalled = await Self.stalled(request, server)
             serverWaited.signal()
+            return stalled
         }
         await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
             request.streamMessageEvents(on: queue) { event in
@@ -125,7 +134,7 @@ import Testing
                 }
             }
         }
-        await watcher.value
+        #expect(await watcher.value)
         Self.expectWholeFloodInOrder(observation.current, request: request, server: server)
         try await server.shutdown()
     }
@@ -158,27 +167,28 @@ import Testing
         try await server.shutdown()
     }
 
-    /// A suspended socket reads nothing more; resumed, it delivers the rest.
+    /// A suspended socket reads nothing more, however fast its consumer takes what it was handed;
+    /// resumed, it delivers the rest.
     @Test func suspendingTheRequestPausesMessagesAndResumingDeliversTheRest() async throws {
         let server = try await LupineTestServer.start()
         let session = Session()
         let request = session.webSocketRequest(to: Self.floodURL(on: server))
-        var numbers: [Int] = []
-        var backlogWhileSuspended = -1
-        for await event in request.webSocketTask().streamingMessageEvents() {
-            guard case let .receivedMessage(message) = event.kind else { continue }
-            numbers.append(Self.number(of: message))
-            if numbers.count == 1 {
-                request.suspend()
-                #expect(await waitUntil(timeout: 60) { server.webSocketFlood.timesUnwritable >= 1 })
-                // Only what one socket read decoded before the pause may have been handed on.
-                backlogWhileSuspended = request.socketState.withLockedValue { $0.delivery.pendingDeliveries }
-                request.resume()
+        let taken = Locked(0)
+        let consumer = Task {
+            var numbers: [Int] = []
+            for await message in request.webSocketTask().streamingMessages() {
+                numbers.append(Self.number(of: message))
+                if taken.increment() == 1 { request.suspend() }
             }
+            return numbers
         }
+        #expect(await waitUntil(timeout: 60) { taken.current >= 1 && server.webSocketFlood.timesUnwritable >= 1 })
+        let takenWhileSuspended = await valueOnceStill { Int64(taken.current) }
+        request.resume()
+        let numbers = await consumer.value
+        // Only messages handed on before the suspension (at most the backlog bound) were taken.
+        #expect(takenWhileSuspended <= Int64(1 + Self.backlogMessagesBound))
         #expect(numbers == Array(1...Self.messageCount))
-        #expect(backlogWhileSuspended >= 0)
-        #expect(backlogWhileSuspended <= Self.backlogMessagesBound)
         try await server.shutdown()
     }
 }
