@@ -28,6 +28,17 @@ import Testing
         func exchangeHandlerRequestWasUnprocessed(_ handler: ExchangeHandler, error: any Error) -> Bool { false }
     }
 
+    /// Counts the socket reads that get past the exchange handler.
+    final class ReadCounter: ChannelOutboundHandler {
+        typealias OutboundIn = NIOAny
+        private(set) var reads = 0
+
+        func read(context: ChannelHandlerContext) {
+            reads += 1
+            context.read()
+        }
+    }
+
     /// The embedded loop's time.
     struct LoopClock: EngineClock {
         let loop: EmbeddedEventLoop
@@ -43,11 +54,13 @@ import Testing
         let channel = EmbeddedChannel()
         let handler: ExchangeHandler
         let owner = Owner()
+        let readCounter = ReadCounter()
 
         init() throws {
             handler = ExchangeHandler(clock: LoopClock(loop: channel.embeddedEventLoop))
             handler.owner = owner
             try channel.pipeline.syncOperations.addHandlers([
+                readCounter,
                 HTTPRequestEncoder(),
                 ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes)),
                 handler,
@@ -163,6 +176,21 @@ import Testing
         #expect(recorder.received == Data("abcdef".utf8))
         #expect(recorder.isComplete && recorder.error == nil)
         #expect(connection.owner.finished == [true])
+    }
+
+    /// Backpressure reaches the server: no socket read while the consumer has paused.
+    @Test func pausedConsumerHoldsSocketReadsBackUntilItResumes() throws {
+        let connection = try Connection()
+        let (exchange, _) = try connection.start()
+        try connection.receive("HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nab")
+        let readsBefore = connection.readCounter.reads
+        exchange.pauseReading()
+        connection.channel.read()
+        #expect(connection.readCounter.reads == readsBefore)
+
+        exchange.resumeReading()
+        connection.channel.embeddedEventLoop.run()
+        #expect(connection.readCounter.reads == readsBefore + 1)
     }
 
     /// The server closed after a whole response the consumer had not taken yet: it is delivered
