@@ -184,6 +184,58 @@ import Tracing
         withExtendedLifetime(session) {}
     }
 
+    /// An authenticator that refreshes through the same Session, as OAuth clients do.
+    private final class RefreshingAuthenticator: Authenticator, @unchecked Sendable {
+        let tokenURL: String
+        init(tokenURL: String) { self.tokenURL = tokenURL }
+
+        func apply(_ credential: OAuthStyleCredential, to urlRequest: inout URLRequest) {
+            urlRequest.headers.add(.authorization(bearerToken: credential.token))
+        }
+
+        func refresh(_ credential: OAuthStyleCredential, for session: Session,
+                     completion: @escaping @Sendable (Result<OAuthStyleCredential, any Error>) -> Void) {
+            session.request(tokenURL).validate().response { response in
+                completion(response.error.map { .failure($0) } ?? .success(OAuthStyleCredential(token: "fresh", requiresRefresh: false)))
+            }
+        }
+
+        func didRequest(_ urlRequest: URLRequest, with response: HTTPURLResponse, failDueToAuthenticationError error: any Error) -> Bool {
+            response.statusCode == 401
+        }
+
+        func isRequest(_ urlRequest: URLRequest, authenticatedWith credential: OAuthStyleCredential) -> Bool {
+            urlRequest.headers["Authorization"] == "Bearer \(credential.token)"
+        }
+    }
+
+    private struct OAuthStyleCredential: AuthenticationCredential, Sendable {
+        let token: String
+        let requiresRefresh: Bool
+    }
+
+    /// The token request of a refresh is traced as a child of the request that needed the refresh,
+    /// in the same trace (the refresh runs in that request's context).
+    @Test func aRefreshsTokenRequestIsAChildOfTheRequestThatNeededIt() async throws {
+        let server = try await testServer()
+        let tracer = InMemoryTracer()
+        let tokenURL = server.url("/get?token=1")
+        let callURL = server.url("/get?call=1")
+        let authenticator = RefreshingAuthenticator(tokenURL: tokenURL)
+        let interceptor = AuthenticationInterceptor(authenticator: authenticator,
+                                                    credential: OAuthStyleCredential(token: "old", requiresRefresh: true))
+        let session = session(tracing: tracer)
+        let response = await session.request(callURL, interceptor: interceptor).validate().serializingData().response
+        #expect(response.error == nil)
+
+        let spans = try await finishedSpans(tracer, count: 2)
+        let call = try #require(spans.first { $0.attributes["url.full"]?.toSpanAttribute() == .string(callURL) })
+        let token = try #require(spans.first { $0.attributes["url.full"]?.toSpanAttribute() == .string(tokenURL) })
+        #expect(token.parentSpanID == call.spanID)
+        #expect(token.traceID == call.traceID)
+        withExtendedLifetime(session) {}
+    }
+
     @Test func aSessionMadeWhileATracerIsActiveTracesWithIt() async throws {
         let server = try await testServer()
         let tracer = InMemoryTracer()

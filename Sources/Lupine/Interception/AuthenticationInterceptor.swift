@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Tracing
 import Synchronization
 
 /// Authenticates requests with a credential and refreshes it when it expires or is rejected.
@@ -190,10 +191,16 @@ public final class AuthenticationInterceptor<AuthenticatorType>: RequestIntercep
     private func perform(_ followUp: FollowUp, session: Session) {
         switch followUp {
         case let .refresh(credential, id):
+            // The refresh runs in the context of the request that asked for it (a traced Session
+            // sets it around adapters and retriers), so that the requests it makes are traced
+            // as that request's children: `queue.async` alone would leave the context behind.
+            let context = ServiceContext.current
             queue.async {
-                self.authenticator.refresh(credential, for: session) { result in
-                    let settlement = self.state.withLock { $0.refreshDidEnd(id: id, with: result) }
-                    if let settlement { self.settle(settlement) }
+                ServiceContext.withValue(context) {
+                    self.authenticator.refresh(credential, for: session) { result in
+                        let settlement = self.state.withLock { $0.refreshDidEnd(id: id, with: result) }
+                        if let settlement { self.settle(settlement) }
+                    }
                 }
             }
         case let .settle(settlement):
