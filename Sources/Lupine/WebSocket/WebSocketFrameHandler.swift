@@ -77,6 +77,9 @@ final class WebSocketFrameHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
+        // Any frame shows the server alive: the wait for an automatic ping's pong starts again. Its
+        // pong may sit behind megabytes of messages the consumer is still taking.
+        if automaticPingSentAt != nil { automaticPingSentAt = .now() }
         let order: WebSocketReadGate<WebSocketFrame>.Order = frame.opcode == .ping || frame.opcode == .pong ? .answeredAtOnce : .keepsItsPlace
         if readGate.frameArrived(frame, order: order, paused: consumerIsBehind) { process(frame) }
     }

@@ -28,8 +28,9 @@ extension WebSocketRequest {
         /// `AFError.sessionTaskFailed(error: URLError(.dataLengthExceedsMaximum))`.
         public let maximumMessageSize: Int
         /// Interval of the automatic pings; nil sends none. A ping unanswered for an interval (at
-        /// least one second) means the server is gone: the connection is closed and the request
-        /// fails with `AFError.sessionTaskFailed(error: URLError(.networkConnectionLost))`.
+        /// least one second) during which nothing else arrived either means the server is gone:
+        /// the connection is closed and the request fails with
+        /// `AFError.sessionTaskFailed(error: URLError(.networkConnectionLost))`.
         public let pingInterval: TimeInterval?
 
         init(protocol: String? = nil, maximumMessageSize: Int = 1_048_576, pingInterval: TimeInterval? = nil) {
