@@ -316,6 +316,10 @@ extension TransferSuites {
 
         /// 256 MiB stream to disk: the body never sits in memory, so the process grows by far less.
         @Test func largeDownloadKeepsResidentMemoryBounded() async throws {
+            try await MemoryMeasurement.measuring { try await largeDownloadBody() }
+        }
+
+        private func largeDownloadBody() async throws {
             let server = try await testServer()
             let scratch = try ScratchDirectory()
             defer { scratch.remove() }

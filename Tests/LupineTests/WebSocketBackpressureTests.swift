@@ -70,6 +70,10 @@ import Testing
     /// An async loop that stalls after the first message until the server has to wait, then
     /// takes messages slowly, then catches up.
     @Test func floodIntoASlowAsyncLoopStaysWithinTheBacklogBoundAndArrivesWhole() async throws {
+        try await MemoryMeasurement.churning { try await self.floodIntoASlowAsyncLoopStaysWithinTheBacklogBoundAndArrivesWholeBody() }
+    }
+
+    private func floodIntoASlowAsyncLoopStaysWithinTheBacklogBoundAndArrivesWholeBody() async throws {
         let server = try await LupineTestServer.start()
         let session = Session()
         let request = session.webSocketRequest(to: Self.floodURL(on: server))
@@ -99,6 +103,10 @@ import Testing
     /// The same with a closure handler: a message is taken once the handler has returned, so a
     /// handler that blocks its queue holds the socket.
     @Test func floodIntoASlowClosureHandlerStaysWithinTheBacklogBoundAndArrivesWhole() async throws {
+        try await MemoryMeasurement.churning { try await self.floodIntoASlowClosureHandlerStaysWithinTheBacklogBoundAndArrivesWholeBody() }
+    }
+
+    private func floodIntoASlowClosureHandlerStaysWithinTheBacklogBoundAndArrivesWholeBody() async throws {
         let server = try await LupineTestServer.start()
         let session = Session()
         let request = session.webSocketRequest(to: Self.floodURL(on: server))
@@ -142,6 +150,10 @@ import Testing
     /// Automatic pings go on while the consumer is behind; their pongs wait in the socket with the
     /// messages, which is no sign of a dead server: the connection is not failed for it.
     @Test func pongsHeldBehindAPausedReaderDoNotFailTheConnection() async throws {
+        try await MemoryMeasurement.churning { try await self.pongsHeldBehindAPausedReaderDoNotFailTheConnectionBody() }
+    }
+
+    private func pongsHeldBehindAPausedReaderDoNotFailTheConnectionBody() async throws {
         let server = try await LupineTestServer.start()
         let session = Session()
         let request = session.webSocketRequest(to: Self.floodURL(on: server), configuration: .pingInterval(0.1))
@@ -170,6 +182,10 @@ import Testing
     /// A suspended socket reads nothing more, however fast its consumer takes what it was handed;
     /// resumed, it delivers the rest.
     @Test func suspendingTheRequestPausesMessagesAndResumingDeliversTheRest() async throws {
+        try await MemoryMeasurement.churning { try await self.suspendingTheRequestPausesMessagesAndResumingDeliversTheRestBody() }
+    }
+
+    private func suspendingTheRequestPausesMessagesAndResumingDeliversTheRestBody() async throws {
         let server = try await LupineTestServer.start()
         let session = Session()
         let request = session.webSocketRequest(to: Self.floodURL(on: server))
