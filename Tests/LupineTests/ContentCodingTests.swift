@@ -106,8 +106,11 @@ import Testing
         #expect(response.response?.value(forHTTPHeaderField: "Content-Encoding") == route.coding)
         #expect(response.error?.sessionTaskURLErrorCode == .cannotDecodeContentData)
         #expect((response.error?.underlyingError as? URLError)?.localizedDescription.contains("ratio limit") == true)
+        // The process is shared with every test running beside this one (growth of 75 to 110 MB
+        // was seen from them on a loaded machine): the bound is half the bomb's 256 MiB, which a
+        // body decoded whole would exceed.
         if let residentBefore, let residentAfter {
-            #expect(residentAfter - residentBefore < 64 << 20)
+            #expect(residentAfter - residentBefore < 128 << 20)
         }
         #expect(await session.performsNormalRequest(on: server))
     }
