@@ -11,16 +11,19 @@ import Testing
 /// The exchange handler on an `EmbeddedChannel` with the HTTP/1.1 handlers of a connection: what
 /// the server sends arrives in the order the test gives, and time is the embedded loop's.
 @Suite struct ExchangeHandlerTests {
-    /// Stands for the connection: records how exchanges finished.
+    /// Stands for the connection: records how exchanges finished and protocol switches, which
+    /// it completes at once.
     final class Owner: ExchangeHandlerOwner {
         private(set) var finished: [Bool] = []
+        private(set) var switches = 0
 
         func exchangeHandlerDidFinish(_ handler: ExchangeHandler, reusable: Bool) {
             finished.append(reusable)
         }
 
         func exchangeHandler(_ handler: ExchangeHandler, switchesTo upgrade: any ProtocolUpgrade, switched: @escaping (Bool) -> Void) {
-            switched(false)
+            switches += 1
+            switched(true)
         }
 
         func exchangeHandlerKeepsUnsolicitedInput(_ handler: ExchangeHandler) -> Bool { false }
@@ -37,6 +40,32 @@ import Testing
             reads += 1
             context.read()
         }
+    }
+
+    /// An upgrade to a made-up protocol; it accepts a 101 unless told why not.
+    final class TestUpgrade: ProtocolUpgrade, @unchecked Sendable {
+        // Touched on the embedded loop's thread only.
+        let rejection: String?
+        private(set) var switchedHeads: [HTTPResponseStatus] = []
+
+        init(rejection: String? = nil) {
+            self.rejection = rejection
+        }
+
+        func prepare(_ headers: inout NIOHTTP1.HTTPHeaders) {
+            headers.replaceOrAdd(name: "Upgrade", value: "test")
+            headers.replaceOrAdd(name: "Connection", value: "upgrade")
+        }
+
+        func rejection(of head: HTTPResponseHead) -> String? { rejection }
+
+        func install(on channel: any Channel) throws {}
+
+        func didSwitch(head: HTTPResponseHead) {
+            switchedHeads.append(head.status)
+        }
+
+        func engineWillClose() {}
     }
 
     /// The embedded loop's time.
@@ -70,13 +99,13 @@ import Testing
 
         /// Starts an exchange; returns it and what it reports.
         func start(_ method: Lupine.HTTPMethod = .get, headerFields: [HTTPHeader] = [], body: Data? = nil,
-                   idleTimeout: TimeInterval = 60) throws -> (EngineExchange, EngineBodyTests.Recorder) {
+                   idleTimeout: TimeInterval = 60, upgrade: TestUpgrade? = nil) throws -> (EngineExchange, EngineBodyTests.Recorder) {
             let recorder = EngineBodyTests.Recorder()
             let request = TransportRequest(url: URL(string: "http://127.0.0.1:9/anything")!, method: method, headerFields: headerFields,
                                            body: body.map { .data($0) }, idleTimeout: idleTimeout)
             let key = try #require(ConnectionKey.make(for: request)).key
             let exchange = EngineExchange(request: request, events: recorder, key: key, shareable: true,
-                                          pool: ConnectionPool(configuration: .init()))
+                                          pool: ConnectionPool(configuration: .init()), upgrade: upgrade)
             #expect(exchange.beginWaiting())
             handler.start(exchange, reused: handler.startedExchanges > 0)
             channel.embeddedEventLoop.run()
@@ -274,5 +303,47 @@ import Testing
 
         #expect(recorder.error?.code == .cannotDecodeContentData)
         #expect(!connection.channel.isActive)
+    }
+
+    /// The exchange ends in the new protocol: the 101 is reported once the connection has
+    /// switched, and the exchange completes when the upgrade says so, not here.
+    @Test func acceptedUpgradeSwitchesTheConnection() throws {
+        let connection = try Connection()
+        let upgrade = TestUpgrade()
+        let (_, recorder) = try connection.start(upgrade: upgrade)
+        let sent = connection.sent().lowercased()
+        #expect(sent.contains("upgrade: test\r\n"))
+        try connection.receive("HTTP/1.1 101 Switching Protocols\r\nUpgrade: test\r\nConnection: upgrade\r\n\r\n")
+
+        #expect(connection.owner.switches == 1)
+        #expect(upgrade.switchedHeads == [.switchingProtocols])
+        #expect(recorder.statusCode == 101)
+        #expect(!recorder.isComplete)
+        #expect(connection.handler.exchange == nil)
+        #expect(connection.owner.finished.isEmpty)
+    }
+
+    @Test func rejectedUpgradeFailsAsABadServerResponse() throws {
+        let connection = try Connection()
+        let upgrade = TestUpgrade(rejection: "the server did not accept the key")
+        let (_, recorder) = try connection.start(upgrade: upgrade)
+        try connection.receive("HTTP/1.1 101 Switching Protocols\r\nUpgrade: test\r\nConnection: upgrade\r\n\r\n")
+
+        #expect(recorder.statusCode == 101)
+        #expect(recorder.error?.code == .badServerResponse)
+        #expect(connection.owner.switches == 0)
+        #expect(upgrade.switchedHeads.isEmpty)
+        #expect(!connection.channel.isActive)
+    }
+
+    @Test func upgradeAnsweredWithAnOrdinaryResponseEndsLikeAnyExchange() throws {
+        let connection = try Connection()
+        let (_, recorder) = try connection.start(upgrade: TestUpgrade())
+        try connection.receive("HTTP/1.1 403 Forbidden\r\nContent-Length: 2\r\n\r\nno")
+
+        #expect(recorder.statusCode == 403 && recorder.error == nil)
+        #expect(recorder.received == Data("no".utf8))
+        #expect(connection.owner.switches == 0)
+        #expect(connection.owner.finished == [true])
     }
 }
