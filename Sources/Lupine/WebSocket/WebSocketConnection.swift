@@ -42,11 +42,8 @@ final class WebSocketConnection: TransportTask, ProtocolUpgrade {
         /// The first failure seen; it wins over the way the connection ended.
         var failure: URLError?
         var isComplete = false
-        /// Pauses not yet answered by a resume: frames wait while positive. The request alternates
-        /// pause and resume; a count stays right even if a resume overtakes the pause it answers.
-        var pauses = 0
-        /// The frame handler holds frames or a socket read because of a pause: a resume must wake it.
-        var stalled = false
+        /// Pauses of frames and socket reads, and whether the frame handler stopped for them.
+        var pauses = DeliveryPauses()
     }
 
     let request: TransportRequest
@@ -196,7 +193,7 @@ final class WebSocketConnection: TransportTask, ProtocolUpgrade {
     /// that put the consumer over its bound) it takes effect before the next frame.
     func pauseReading() {
         let handshakeTask = state.withLockedValue { state in
-            state.pauses += 1
+            state.pauses.pause()
             return state.handshakeTask
         }
         handshakeTask?.pauseReading()
@@ -204,12 +201,8 @@ final class WebSocketConnection: TransportTask, ProtocolUpgrade {
 
     func resumeReading() {
         let (handshakeTask, stalledHandler) = state.withLockedValue { state in
-            state.pauses -= 1
-            guard state.pauses <= 0, state.stalled, let frameHandler = state.frameHandler else {
-                return (state.handshakeTask, nil as NIOLoopBound<WebSocketFrameHandler>?)
-            }
-            state.stalled = false
-            return (state.handshakeTask, frameHandler)
+            let wakes = state.pauses.resume(canWake: state.frameHandler != nil)
+            return (state.handshakeTask, wakes ? state.frameHandler : nil)
         }
         handshakeTask?.resumeReading()
         guard let stalledHandler else { return }
@@ -219,16 +212,12 @@ final class WebSocketConnection: TransportTask, ProtocolUpgrade {
     /// Whether frames must wait now (on the event loop); when they must, the next resume wakes
     /// the frame handler.
     func holdsDelivery() -> Bool {
-        state.withLockedValue { state in
-            guard state.pauses > 0 else { return false }
-            state.stalled = true
-            return true
-        }
+        state.withLockedValue { $0.pauses.holdsDelivery() }
     }
 
     /// Whether reading is paused, without asking for a wake-up.
     var isReadingPaused: Bool {
-        state.withLockedValue { $0.pauses > 0 }
+        state.withLockedValue { $0.pauses.isPaused }
     }
 
     /// Sends `message`; `completion` runs on the event loop.

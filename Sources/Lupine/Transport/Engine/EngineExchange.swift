@@ -28,12 +28,8 @@ final class EngineExchange: TransportTask {
 
     struct State {
         var phase = Phase.created
-        /// Pauses not yet answered by a resume: reading is paused while positive. The consumer
-        /// alternates pause and resume, so this is 0 or 1; a count keeps it right even if a resume
-        /// from another thread overtakes the pause it answers.
-        var pauses = 0
-        /// The handler holds parts or a socket read back because of a pause: a resume must wake it.
-        var stalled = false
+        /// Pauses of delivery and socket reads, and whether the handler stopped for them.
+        var pauses = DeliveryPauses()
         /// Times the exchange went back to its pool to be sent again.
         var retries = 0
         /// `cancel()` came before the exchange reached its pool.
@@ -100,15 +96,13 @@ final class EngineExchange: TransportTask {
     /// Stops delivery and socket reads until the matching `resumeReading()`. From an event
     /// callback it takes effect before the next event: the handler checks it before each one.
     func pauseReading() {
-        state.withLock { $0.pauses += 1 }
+        state.withLock { $0.pauses.pause() }
     }
 
     func resumeReading() {
         let wake = state.withLock { state -> NIOLoopBound<ExchangeHandler>? in
-            state.pauses -= 1
-            guard state.pauses <= 0, state.stalled, case let .running(handler) = state.phase else { return nil }
-            state.stalled = false
-            return handler
+            let handler: NIOLoopBound<ExchangeHandler>? = if case let .running(handler) = state.phase { handler } else { nil }
+            return state.pauses.resume(canWake: handler != nil) ? handler : nil
         }
         guard let wake else { return }
         wake.eventLoop.execute { wake.value.resumeDelivery(of: self) }
@@ -157,16 +151,12 @@ final class EngineExchange: TransportTask {
 
     /// Whether delivery must stop now; when it must, a later resume wakes the handler.
     func holdsDelivery() -> Bool {
-        state.withLock { state in
-            guard state.pauses > 0 else { return false }
-            state.stalled = true
-            return true
-        }
+        state.withLock { $0.pauses.holdsDelivery() }
     }
 
     /// Whether reading is paused, without asking for a wake-up.
     var isPaused: Bool {
-        state.withLock { $0.pauses > 0 }
+        state.withLock { $0.pauses.isPaused }
     }
 
     /// Requests the server refused unprocessed are sent again up to this many times.
@@ -187,7 +177,7 @@ final class EngineExchange: TransportTask {
             state.retries += 1
             // The pool sets the new wait's deadline.
             state.phase = .waiting(nil)
-            state.stalled = false
+            state.pauses.forgetStall()
             return true
         }
     }
