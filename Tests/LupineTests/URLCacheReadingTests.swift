@@ -60,9 +60,9 @@ import Testing
         let server = try await testServer()
         let cache = Helpers.memoryCache()
         let session = Helpers.session(cache: cache)
-        let path = "/cached/\(UUID().uuidString)"
-        let first = server.url(path + "?Cache-Control=max-age%3D3600&X-Key=q1")
-        let second = server.url(path + "?Cache-Control=max-age%3D3600&X-Key=q2")
+        let path = HTTPCacheStoreTests.newPath()
+        let first = HTTPCacheStoreTests.url(server, path, ["Cache-Control": "max-age=3600", "X-Key": "q1"])
+        let second = HTTPCacheStoreTests.url(server, path, ["Cache-Control": "max-age=3600", "X-Key": "q2"])
         let a = await session.request(first).serializingData().response
         let b = await session.request(second).serializingData().response
 
@@ -100,9 +100,9 @@ import Testing
         let server = try await testServer()
         let cache = Helpers.memoryCache()
         let session = Helpers.session(cache: cache)
-        let path = "/cached/\(UUID().uuidString)"
-        let first = server.url(path + "?Cache-Control=max-age%3D3600&X-Key=s1")
-        let second = server.url(path + "?Cache-Control=max-age%3D3600&X-Key=s2")
+        let path = HTTPCacheStoreTests.newPath()
+        let first = HTTPCacheStoreTests.url(server, path, ["Cache-Control": "max-age=3600", "X-Key": "s1"])
+        let second = HTTPCacheStoreTests.url(server, path, ["Cache-Control": "max-age=3600", "X-Key": "s2"])
         let a = await session.request(first).serializingData().response
         _ = await session.request(second).serializingData().response
         _ = try await Self.readBack(cache, second)
