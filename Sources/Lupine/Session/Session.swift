@@ -223,6 +223,12 @@ open class Session: @unchecked Sendable {
     /// Mutates the URLRequest built from URL, method and headers; runs before parameter encoding.
     public typealias RequestModifier = @Sendable (inout URLRequest) throws -> Void
 
+    // The `open` request overloads below are most of this file, which passes the ~500 lines a file
+    // should hold: they stay in the class body because Alamofire declares them `open` and Swift
+    // lets a subclass override only what the class body declares (an extension's methods are
+    // final). Each only packs its arguments and calls the make...Request factory of its kind
+    // (Session+DataRequests.swift, Session+Downloads.swift, Session+Uploads.swift and the rest).
+
     // MARK: Data requests (class body, so that subclasses can override them)
 
     /// Creates a DataRequest from a URL, method, parameters encoded with `encoding`, and headers.

@@ -1,0 +1,267 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// The end of an attempt as it happens to a Request: the exchange's completion carried off the
+// transport's thread (to the awaiting task or the root queue), the cache offer, the sink, the
+// validators, then the retry decision or the finish; the queues this runs on; progress counts.
+extension Request {
+    /// The attempt's exchange ended (all hops); `error` is nil for a complete response.
+    /// `cacheOffer` is offered to the cache first, on the root queue.
+    func didCompleteTransfer(error transportError: AFError?, cacheOffer: CacheOffer? = nil) {
+        let attempt = attemptTaskDidEnd(with: transportError)
+        let now = Date()
+        let (error, timeline, usedNetwork) = mutableState.withLock { state in
+            let usedNetwork = state.machine.attempt?.hopUsesNetwork ?? true
+            return (state.machine.transferCompleted(error: transportError, at: now), state.machine.timeline, usedNetwork)
+        }
+        let completion = TransferCompletion(transportError: transportError, error: error, timeline: timeline,
+                                            attempt: attempt, cacheOffer: cacheOffer)
+        // The rest of the request (validators, serializers, monitors, the cache's disk) is user
+        // code and disk I/O: never on the transport's thread, and never entered synchronously
+        // from it. A task awaiting the response from the network runs it itself (one hand-off,
+        // the one back to the caller); otherwise it is queued on the root queue. A URLProtocol
+        // class or the cache answers at once: queued, as Alamofire would, never handed over.
+        if usedNetwork, handOverCompletion(completion) { return }
+        if let runner = session?.rootQueueRunner {
+            runner.async { self.completeTransfer(completion) }
+        } else {
+            underlyingQueue.async { self.completeTransfer(completion) }
+        }
+    }
+
+    /// Hands the end of the exchange to a task that awaits the response, if one offered to run
+    /// it: waking it now, before the validators, the monitors and the serializers run, costs the
+    /// transport's thread less than waking it after them. False when no task takes it.
+    ///
+    /// Only when every handler of the request is awaited: a request with a closure handler too
+    /// ends on the root queue, so that it never waits for a task that cannot run (a caller
+    /// blocking the concurrency pool's threads until that handler is called).
+    private func handOverCompletion(_ completion: TransferCompletion) -> Bool {
+        let taker = mutableState.withLock { state -> (any ResponseHandlerStep)? in
+            guard let taker = state.completionTaker else { return nil }
+            var everyHandlerIsAwaited = true
+            state.responseSerializers.forEach { if !$0.isAwaited { everyHandlerIsAwaited = false } }
+            guard everyHandlerIsAwaited else { return nil }
+            state.completionTaker = nil
+            state.handedOverCompletion = completion
+            return taker
+        }
+        guard let taker else { return false }
+        if taker.wakeOneAwaiter() { return true }
+        // Nobody waits any more: the end is taken back, unless it was taken meanwhile.
+        return mutableState.withLock { state in
+            defer { state.handedOverCompletion = nil }
+            return state.handedOverCompletion == nil
+        }
+    }
+
+    /// Offers `taker`, a handler whose task is about to wait for the response, to run the end of
+    /// the exchange.
+    func offerToRunCompletion(_ taker: any ResponseHandlerStep) {
+        mutableState.withLock { state in
+            // Once finishing, no exchange ends to hand over, and nothing would let the offer go.
+            guard state.completionTaker == nil, !state.machine.hasBegunFinishing else { return }
+            state.completionTaker = taker
+        }
+    }
+
+    /// Runs the end of the exchange handed over to the calling task, on the root queue (on this
+    /// thread when it is free).
+    func runHandedOverCompletion() {
+        // Moved out, not copied then cleared: a copy of its fields costs more than the move.
+        let completion = mutableState.withLock { $0.handedOverCompletion.take() }
+        guard let completion else { return }
+        if let runner = session?.rootQueueRunner {
+            runner.run(self, completion) { $0.completeTransfer($1) }
+        } else {
+            underlyingQueue.async { self.completeTransfer(completion) }
+        }
+    }
+
+    /// What the end of an attempt's exchange carries to the root queue.
+    struct TransferCompletion: Sendable {
+        let transportError: AFError?
+        /// The request's error once the transfer is complete.
+        let error: AFError?
+        let timeline: Timeline
+        /// The attempt whose task reports the completion, if it has one.
+        let attempt: Int?
+        let cacheOffer: CacheOffer?
+    }
+
+    /// The end of an attempt's exchange, on the root queue: the cache offer, the validators, the
+    /// attempt's completion, then the retry decision.
+    private func completeTransfer(_ completion: TransferCompletion) {
+        // A response the cache writes to disk is on disk before the request goes on (a handler
+        // then finds it stored), without holding the root queue while the disk works.
+        if let offer = completion.cacheOffer, let write = offerResponseToCache(offer) {
+            write.whenDone { self.onRootQueue { self.completeSink(completion) } }
+            return
+        }
+        completeSink(completion)
+    }
+
+    /// The sink's end of the attempt (a download's file), then the rest.
+    private func completeSink(_ completion: TransferCompletion) {
+        transferWillComplete(error: completion.error) { self.validateAndDecide(completion) }
+    }
+
+    /// The rest of the end of an attempt, once its sink is done: the validators, the attempt's
+    /// completion, then the retry decision.
+    private func validateAndDecide(_ completion: TransferCompletion) {
+        let error = completion.error, timeline = completion.timeline
+        if error == nil { runValidators() }
+        // After the validators, as Alamofire reports `didCompleteTask`.
+        notify(.didCompleteAttempt, about: (self as Request, error, timeline)) { $0.request($1.0, didCompleteAttemptWithError: $1.1, timeline: $1.2) }
+        if let attempt = completion.attempt { attemptTaskDidReportCompletion(attempt, error: completion.transportError) }
+        retryOrFinish(error: self.error)
+    }
+
+    /// Records a transport-level failure found by the sink (a body too large, a range that does
+    /// not fit) and stops the exchange.
+    func failTransfer(with code: URLError.Code, task: any TransportTask) {
+        let url = lazyResponse?.url
+        mutableState.withLock { state in
+            if state.machine.error == nil {
+                state.machine.error = .sessionTaskFailed(error: URLError(code, userInfo: [
+                    NSURLErrorFailingURLErrorKey: url as Any,
+                    NSLocalizedDescriptionKey: TransportErrorMapping.description(of: code),
+                ]))
+            }
+        }
+        task.cancel()
+    }
+
+    // MARK: Queues
+
+    /// Runs `work` on the root queue: at once when already there, else queued behind the work
+    /// there (never entered synchronously: transports call it from their threads).
+    func onRootQueue(_ work: @escaping @Sendable () -> Void) {
+        guard let runner = session?.rootQueueRunner else {
+            underlyingQueue.async(execute: work)
+            return
+        }
+        if runner.isCurrent {
+            work()
+        } else {
+            runner.async(work)
+        }
+    }
+
+    /// Runs `work` on the underlying (root) queue: at once when already there, else dispatched.
+    func onUnderlyingQueue(_ work: @escaping @Sendable () -> Void) {
+        if isOnUnderlyingQueue {
+            work()
+        } else {
+            underlyingQueue.async(execute: work)
+        }
+    }
+
+    /// Whether the calling thread runs on the root queue, where the request's queue work may run.
+    var isOnUnderlyingQueue: Bool {
+        session?.rootQueueRunner.isCurrent ?? false
+    }
+
+    /// Whether serialization may run at once: on the root queue, with the Session's own
+    /// serialization queue (it targets the root queue).
+    var canRunOnSerializationQueueNow: Bool {
+        guard let session else { return false }
+        return session.serializesOnRootQueue && session.rootQueueRunner.isCurrent
+    }
+
+    /// Runs `work` on the serialization queue: at once when on the root queue and the
+    /// serialization queue is the Session's own (it targets the root queue), else dispatched.
+    func onSerializationQueue(_ work: @escaping @Sendable () -> Void) {
+        if canRunOnSerializationQueueNow {
+            work()
+        } else {
+            serializationQueue.async(execute: work)
+        }
+    }
+
+    // MARK: Retry and finish
+
+    func retryOrFinish(error: AFError?) {
+        guard let error, !isCancelled, let session else {
+            finish()
+            return
+        }
+        session.retryResult(for: self, dueTo: error) { result in
+            switch result {
+            case .doNotRetry:
+                self.finish()
+            case let .doNotRetryWithError(retryError):
+                // Session.retryResult has wrapped it in .requestRetryFailed already.
+                self.finish(error: retryError.asAFError ?? .requestRetryFailed(retryError: retryError, originalError: error))
+            case .retry, .retryWithDelay:
+                session.retryRequest(self, withDelay: result.delay)
+            }
+        }
+    }
+
+    /// A retry was decided: false when the request was cancelled meanwhile (it finishes instead).
+    func scheduleRetry() -> Bool {
+        mutableState.withLock { $0.machine.scheduleRetry() }
+    }
+
+    /// The first attempt's setup begins; false when the request is cancelled or already busy.
+    func beginSetup() -> Bool {
+        mutableState.withLock { $0.machine.beginSetup() }
+    }
+
+    /// The scheduled retry begins: the per-attempt state is reset, the retry reported, and the
+    /// Session sets the new attempt up. A request cancelled while it waited does nothing more.
+    func beginRetry() {
+        let begins = mutableState.withLock { state -> Bool in
+            guard state.machine.beginRetry() else { return false }
+            state.responseSerializerCompletions.removeAll()
+            state.isRunningSerializer = false
+            return true
+        }
+        guard begins else { return }
+        uploadCounts.set(total: 0, completed: 0)
+        downloadCounts.set(total: 0, completed: 0)
+        resetForRetry()
+        notify(.isRetrying, about: self as Request) { $0.requestIsRetrying($1) }
+        session?.setUpRetry(of: self)
+    }
+
+    /// Ends the request: records `error`, reports it, and runs the response serializers.
+    func finish(error: AFError? = nil) {
+        let shouldFinish = mutableState.withLock { state in
+            guard state.machine.beginFinishing(error: error) else { return false }
+            // No exchange ends after this: a task's offer to run its end goes (it holds the task's
+            // handler, which holds the request).
+            state.completionTaker = nil
+            return true
+        }
+        guard shouldFinish else { return }
+        attemptTaskDidEndWithoutExchange()
+        notify(.didFinish, about: self as Request) { $0.requestDidFinish($1) }
+        processNextResponseSerializer()
+    }
+
+    // MARK: Progress
+
+    func updateUploadProgress(totalBytesSent: Int64, totalBytesExpected: Int64?) {
+        uploadCounts.set(total: totalBytesExpected ?? -1, completed: totalBytesSent)
+        if let handler = uploadProgressHandler {
+            let progress = uploadProgress
+            handler.queue.async { handler.handler(progress) }
+        }
+    }
+
+    /// Sets the download counts and reports them to the progress handler. With `notifying: false`
+    /// (a response head, before any body byte) only the counts change: as in Alamofire, whose
+    /// handler runs for received body bytes (and a resumed download's offset), an empty body
+    /// reports no progress.
+    func updateDownloadProgress(expected: Int64?, received: Int64, notifying: Bool = true) {
+        downloadCounts.set(total: expected, completed: received)
+        if notifying, let handler = downloadProgressHandler {
+            let progress = downloadProgress
+            handler.queue.async { handler.handler(progress) }
+        }
+    }
+}
