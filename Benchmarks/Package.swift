@@ -11,6 +11,7 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // The clients and the scenarios, shared by the benchmark and bench-profile.
@@ -19,6 +20,8 @@ let package = Package(
             dependencies: [
                 .product(name: "Lupine", package: "Lupine"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // AHC's TLS configuration for S9 (the benchmark's certificate as its root).
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         // One scenario with one client outside the harness: for callgrind/perf, context switches

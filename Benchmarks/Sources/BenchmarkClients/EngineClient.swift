@@ -9,24 +9,39 @@ import Synchronization
 ///
 /// Its per-host connection limit is 8, AsyncHTTPClient's default (a Session takes
 /// URLSessionConfiguration's 6).
+///
+/// S9's https requests carry a `TransportTLSPolicy` whose evaluator pins the benchmark's
+/// certificate (`BenchmarkCertificate`); one evaluator instance for all of them, since the engine
+/// shares a connection only between exchanges with the same evaluator.
 public struct EngineClient: ScenarioClient {
     public init() {}
     public let name = "Engine"
     let engine = ConnectionEngine(configuration: .init(maximumConnectionsPerHost: 8))
+    /// Nil when no certificate is named: S9 then fails with `ScenarioError.noTrustedCertificate`.
+    let pinnedPolicy: TransportTLSPolicy? = {
+        guard let path = BenchmarkCertificate.path else { return nil }
+        let certificates = BenchmarkCertificate.derCertificates(atPath: path).compactMap { SecCertificateCreateWithData(nil, $0) }
+        guard !certificates.isEmpty else { return nil }
+        return TransportTLSPolicy(evaluator: PinnedCertificatesTrustEvaluator(certificates: certificates, acceptSelfSignedCertificates: true))
+    }()
 
     public func get(_ url: String) async throws {
-        _ = try await exchange(TransportRequest(url: try parsed(url), method: .get, headerFields: []), into: .memory)
+        _ = try await exchange(TransportRequest(url: try parsed(url), method: .get, headerFields: [], tlsPolicy: try policy(for: url)),
+                               into: .memory)
     }
 
     public func bodyByteCount(_ url: String) async throws -> Int {
-        try await exchange(TransportRequest(url: try parsed(url), method: .get, headerFields: [], idleTimeout: 600), into: .count)
+        try await exchange(TransportRequest(url: try parsed(url), method: .get, headerFields: [], idleTimeout: 600,
+                                            tlsPolicy: try policy(for: url)),
+                           into: .count)
     }
 
     public func downloadByteCount(_ url: String) async throws -> Int {
         let destination = temporaryDownloadURL()
         guard FileManager.default.createFile(atPath: destination.path, contents: nil) else { throw EngineClientError.cannotCreateFile }
         let handle = try FileHandle(forWritingTo: destination)
-        _ = try await exchange(TransportRequest(url: try parsed(url), method: .get, headerFields: [], idleTimeout: 600),
+        _ = try await exchange(TransportRequest(url: try parsed(url), method: .get, headerFields: [], idleTimeout: 600,
+                                                tlsPolicy: try policy(for: url)),
                                into: .file(handle))
         try handle.close()
         return try sizeOfFileThenRemove(destination)
@@ -35,8 +50,15 @@ public struct EngineClient: ScenarioClient {
     public func post(_ body: Data, to url: String) async throws {
         let request = TransportRequest(url: try parsed(url), method: .post,
                                        headerFields: [HTTPHeader(name: "Content-Type", value: "application/octet-stream")],
-                                       body: .data(body))
+                                       body: .data(body), tlsPolicy: try policy(for: url))
         _ = try await exchange(request, into: .memory)
+    }
+
+    /// The pinned policy for https, none (the engine's default) for http.
+    private func policy(for url: String) throws -> TransportTLSPolicy? {
+        guard url.hasPrefix("https:") else { return nil }
+        guard let pinnedPolicy else { throw ScenarioError.noTrustedCertificate }
+        return pinnedPolicy
     }
 
     private func parsed(_ url: String) throws -> URL {

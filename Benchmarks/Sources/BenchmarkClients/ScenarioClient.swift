@@ -11,11 +11,22 @@ public protocol ScenarioClient: Sendable {
     func downloadByteCount(_ url: String) async throws -> Int
     /// POSTs `body` and reads the response.
     func post(_ body: Data, to url: String) async throws
+    /// Whether the client can trust the benchmark's own certificate (`BenchmarkCertificate`)
+    /// without turning verification off, as S9 needs.
+    var trustsBenchmarkCertificate: Bool { get }
+}
+
+extension ScenarioClient {
+    public var trustsBenchmarkCertificate: Bool { true }
 }
 
 public enum ScenarioError: Error {
     case wrongSize(Int)
     case badStatus(Int)
+    /// An https URL, and no certificate to trust in LUPINE_BENCH_TLS_CERTIFICATE.
+    case noTrustedCertificate
+    /// S9, and no HTTP/2 server in LUPINE_BENCH_H2_URL.
+    case noHTTP2Server
 }
 
 /// A file name in the temporary directory for one download.

@@ -9,6 +9,9 @@ import NIOPosix
 //   bench-profile CLIENT SCENARIO [RUNS]     e.g. bench-profile Engine S2 3
 //   bench-profile Lupine S8                  the noisy neighbour: B's p50 and p99 alone and beside A
 //   LUPINE_BENCH_URL (default http://127.0.0.1:8080), LUPINE_BENCH_SCALE (default 1)
+//   S9: LUPINE_BENCH_H2_URL (the h2 server of `lupine serve --tls-certificate`) and
+//     LUPINE_BENCH_TLS_CERTIFICATE (its certificate, PEM); the connections counted are the h2
+//     server's, so with HTTP/2 multiplexing the 64 streams a client shows one (or a few)
 //   LUPINE_BENCH_ON_LOOP=1 runs the scenario's task on an event loop (see LoopExecutor)
 //   LUPINE_BENCH_PRIORITY=userInitiated runs it at the priority the benchmark harness gives it
 //   LUPINE_BENCH_ALL_CLIENTS=1 makes the other clients too and keeps them idle, as the harness does
@@ -47,12 +50,16 @@ guard arguments.count >= 2,
       let client = scenarioClient(named: arguments[arguments.startIndex]),
       let scenario = Scenario.allCases.first(where: { $0.rawValue.hasPrefix(arguments[arguments.startIndex + 1] + " ") })
 else {
-    FileHandle.standardError.write(Data("usage: bench-profile Lupine|Engine|AHC|URLSession S1|S2|S3|S4|S5|S6|S7 [runs]\n".utf8))
+    FileHandle.standardError.write(Data("usage: bench-profile \(scenarioClientNames.joined(separator: "|")) S1|S2|S3|S4|S5|S6|S7|S9 [runs]\n".utf8))
     exit(2)
+}
+guard scenario.supports(client) else {
+    print("\(scenario.rawValue) \(client.name): skipped (the client cannot trust the benchmark's certificate)")
+    exit(0)
 }
 let runs = arguments.count > 2 ? max(1, Int(arguments[arguments.startIndex + 2]) ?? 1) : 1
 let idleClients: [any ScenarioClient] = environment["LUPINE_BENCH_ALL_CLIENTS"] == "1"
-    ? ["Lupine", "Engine", "AHC", "URLSession"].compactMap(scenarioClient(named:)) : []
+    ? scenarioClientNames.compactMap(scenarioClient(named:)) : []
 if environment["LUPINE_BENCH_SAMPLER"] == "1" {
     DispatchQueue.global(qos: .userInitiated).async {
         while true {
@@ -62,8 +69,10 @@ if environment["LUPINE_BENCH_SAMPLER"] == "1" {
     }
 }
 let baseURL = environment["LUPINE_BENCH_URL"] ?? "http://127.0.0.1:8080"
+let h2URL = environment["LUPINE_BENCH_H2_URL"]
 let scale = Double(environment["LUPINE_BENCH_SCALE"] ?? "1") ?? 1
-let census = ConnectionCensus(serverPort: URL(string: baseURL)?.port ?? 80)
+let censusURL = scenario == .h2ConcurrentGET64 ? h2URL ?? "" : baseURL
+let census = ConnectionCensus(serverPort: URL(string: censusURL)?.port ?? 80)
 
 /// Context switches and CPU microseconds (user + system) of this process so far.
 @Sendable func processUsage() -> (voluntary: Int, involuntary: Int, cpuMicroseconds: Int) {
@@ -90,10 +99,10 @@ let census = ConnectionCensus(serverPort: URL(string: baseURL)?.port ?? 80)
     var elapsed = Duration.zero
     var usageBefore = (voluntary: 0, involuntary: 0, cpuMicroseconds: 0)
     try await runningOnLoopIfAsked {
-        try await scenario.run(client, baseURL: baseURL, scale: scale)  // warm-up: connections, caches
+        try await scenario.run(client, baseURL: baseURL, h2URL: h2URL, scale: scale)  // warm-up: connections, caches
         usageBefore = processUsage()
         let start = ContinuousClock.now
-        for _ in 0..<runs { try await scenario.run(client, baseURL: baseURL, scale: scale) }
+        for _ in 0..<runs { try await scenario.run(client, baseURL: baseURL, h2URL: h2URL, scale: scale) }
         elapsed = ContinuousClock.now - start
     }
     return (usageBefore, elapsed)
