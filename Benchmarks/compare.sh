@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Runs the scenarios S1-S7 and S9 for Lupine, its engine alone (Engine), raw AsyncHTTPClient and
-# URLSession, alternating the clients in every repetition, against `lupine serve` (release) in its
-# own process, and prints a table of medians (rate, CPU and mallocs per request, and the context
-# switches per request that bench-profile counts in one more run of each) with the Lupine/AHC,
-# Engine/AHC and Lupine/URLSession ratios; then S8, the noisy neighbour, for Lupine alone.
+# Runs the scenarios S1-S7 and S9 for Lupine's async API (Lupine), Lupine's closure API
+# (LupineClosure), its engine alone (Engine), raw AsyncHTTPClient and URLSession, alternating the
+# clients in every repetition, against `lupine serve` (release) in its own process, and prints a
+# table of medians (rate, CPU and mallocs per request, and the context switches per request that
+# bench-profile counts in one more run of each) with the Lupine/AHC, LupineClosure/AHC, Engine/AHC
+# and Lupine/URLSession ratios; then S8, the noisy neighbour, for Lupine alone.
 #
 # S9 runs over https with ALPN h2 against the server's HTTP/2 server, which presents a self-signed
 # certificate for 127.0.0.1 made here; every client trusts it as its own API allows (URLSession,
@@ -74,7 +75,7 @@ if [[ -n "${LUPINE_BENCH_SCENARIOS:-}" ]]; then
     done
     scenarios=("${chosen[@]}")
 fi
-clients=(Lupine Engine AHC URLSession)
+clients=(Lupine LupineClosure Engine AHC URLSession)
 # LUPINE_BENCH_CLIENTS="Engine AHC" runs only the clients named.
 if [[ -n "${LUPINE_BENCH_CLIENTS:-}" ]]; then
     read -r -a clients <<<"$LUPINE_BENCH_CLIENTS"

@@ -44,7 +44,7 @@ def metric(element, fragment):
     return None
 
 
-CLIENTS = ("Lupine", "Engine", "AHC", "URLSession")
+CLIENTS = ("Lupine", "LupineClosure", "Engine", "AHC", "URLSession")
 
 
 def switches_counted(directory):
@@ -118,8 +118,8 @@ def main(directory):
             print(f"| {scenario} | {client} | {rate:,.0f} {unit} | {seconds:.3f} | {cpu} | {malloc} "
                   f"| {median(entry['rss']) / 1048576:,.1f} | {switches} |")
     print()
-    print("| scenario | Lupine/AHC | Engine/AHC | Lupine/URLSession | Engine/AHC mallocs per request |")
-    print("|---|---|---|---|---|")
+    print("| scenario | Lupine/AHC | LupineClosure/AHC | Engine/AHC | Lupine/URLSession | Engine/AHC mallocs per request |")
+    print("|---|---|---|---|---|---|")
     for scenario in UNITS:
         if not any((scenario, client) in rates for client in CLIENTS):
             continue
@@ -133,7 +133,8 @@ def main(directory):
         engine_mallocs = mallocs.get((scenario, "Engine"))
         ahc_mallocs = mallocs.get((scenario, "AHC"))
         malloc_ratio = f"{engine_mallocs / ahc_mallocs:.2f}x" if engine_mallocs and ahc_mallocs else "n/a"
-        print(f"| {scenario} | {ratio('Lupine', ahc)} | {ratio('Engine', ahc)} | {ratio('Lupine', session)} | {malloc_ratio} |")
+        print(f"| {scenario} | {ratio('Lupine', ahc)} | {ratio('LupineClosure', ahc)} | {ratio('Engine', ahc)} "
+              f"| {ratio('Lupine', session)} | {malloc_ratio} |")
 
 
 if __name__ == "__main__":

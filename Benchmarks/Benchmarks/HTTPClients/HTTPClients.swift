@@ -2,8 +2,9 @@ import Benchmark
 import BenchmarkClients
 import Foundation
 
-// The scenarios S1-S7 and S9 (Sources/BenchmarkClients/Scenario.swift) for Lupine, its engine
-// alone (through `Transport`), raw AsyncHTTPClient and URLSession, against the server at LUPINE_BENCH_URL and, for S9, the HTTP/2
+// The scenarios S1-S7 and S9 (Sources/BenchmarkClients/Scenario.swift) for Lupine's async API,
+// Lupine's closure API (LupineClosure), its engine alone (through `Transport`), raw
+// AsyncHTTPClient and URLSession, against the server at LUPINE_BENCH_URL and, for S9, the HTTP/2
 // server at LUPINE_BENCH_H2_URL whose certificate LUPINE_BENCH_TLS_CERTIFICATE names (compare.sh
 // starts `lupine serve` in its own process). One benchmark iteration runs the whole scenario;
 // compare.sh turns its wall-clock time into requests or bytes per second. LUPINE_BENCH_SCALE

@@ -98,12 +98,13 @@ public enum Scenario: String, CaseIterable, Sendable {
 }
 
 /// The names of the clients under comparison, in the order of the tables.
-public let scenarioClientNames = ["Lupine", "Engine", "AHC", "URLSession"]
+public let scenarioClientNames = ["Lupine", "LupineClosure", "Engine", "AHC", "URLSession"]
 
 /// The clients under comparison, by the name used in benchmark names and on the command line.
 public func scenarioClient(named name: String) -> (any ScenarioClient)? {
     switch name {
     case "Lupine": LupineClient()
+    case "LupineClosure": LupineClosureClient()
     case "Engine": EngineClient()
     case "AHC": AHCClient()
     case "URLSession": URLSessionClient()
