@@ -415,7 +415,7 @@ import Testing
         }
         #expect(secondHop != firstHop)
         #expect(secondDeadline == firstDeadline)
-        #expect(machine.attempt?.redirectCount == 1)
+        #expect(machine.redirectCount == 1)
         #expect(machine.timeline.redirectCount == 1)
     }
 
@@ -455,7 +455,7 @@ import Testing
         let response = LazyHTTPResponse(url: url, head: TransportResponseHead(statusCode: 200, headerFields: []))
         machine.responseReceived(response, at: Self.date.addingTimeInterval(2))
         _ = machine.transferCompleted(error: nil, at: Self.date.addingTimeInterval(3))
-        #expect(machine.attempt?.response === response)
+        #expect(machine.response === response)
         let timeline = machine.timeline
         #expect(timeline.requestStartTime == Self.date)
         #expect(timeline.requestSentTime == Self.date.addingTimeInterval(1))
@@ -463,7 +463,7 @@ import Testing
         #expect(timeline.requestCompletedTime == Self.date.addingTimeInterval(3))
         _ = machine.scheduleRetry()
         _ = machine.beginRetry()
-        #expect(machine.attempt?.response == nil)
+        #expect(machine.response == nil)
         #expect(machine.timeline.requestStartTime == Self.date)
         #expect(machine.timeline.requestSentTime == nil)
         #expect(machine.timeline.retryCount == 1)
@@ -524,16 +524,17 @@ import Testing
     }
 
     static func describe(_ machine: RequestStateMachine) -> String {
+        let attempt = machine.ledger.withCurrent { "#\($0.number)" } ?? ""
         let phase: String
         switch machine.phase {
         case .idle: phase = "idle"
-        case let .preparing(attempt): phase = "preparing#\(attempt.number)"
-        case let .waitingForResume(attempt, _): phase = "waitingForResume#\(attempt.number)"
-        case let .exchanging(attempt, hop): phase = "exchanging#\(attempt.number)(hop \(hop.id)\(hop.task == nil ? "" : ", task"))"
-        case let .deciding(attempt): phase = "deciding#\(attempt.number)"
-        case let .waitingToRetry(attempt): phase = "waitingToRetry#\(attempt.number)"
-        case let .finishing(attempt): phase = "finishing" + (attempt.map { "#\($0.number)" } ?? "")
-        case let .done(attempt): phase = "done" + (attempt.map { "#\($0.number)" } ?? "")
+        case .preparing: phase = "preparing" + attempt
+        case .waitingForResume: phase = "waitingForResume" + attempt
+        case let .exchanging(hop): phase = "exchanging" + attempt + "(hop \(hop.id)\(hop.task == nil ? "" : ", task"))"
+        case .deciding: phase = "deciding" + attempt
+        case .waitingToRetry: phase = "waitingToRetry" + attempt
+        case .finishing: phase = "finishing" + attempt
+        case .done: phase = "done" + attempt
         }
         return "\(machine.state) \(phase)"
     }

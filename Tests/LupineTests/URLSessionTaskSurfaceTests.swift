@@ -200,11 +200,11 @@ import Testing
         let request = session.request(server.url("/get"))
         _ = await request.serializingData().response
         #expect(await waitUntil { monitor.names.filter { $0 == "requestDidFinish" }.count == 2 })
-        let made = request.mutableState.withLock { $0.taskSurface.attempts[0]?.facade != nil }
+        let made = request.mutableState.withLock { $0.machine.ledger.withRecord(0) { $0.task?.facade != nil } == true }
         #expect(!made)
         // Asking makes it.
         #expect(request.task != nil)
-        #expect(request.mutableState.withLock { $0.taskSurface.attempts[0]?.facade != nil })
+        #expect(request.mutableState.withLock { $0.machine.ledger.withRecord(0) { $0.task?.facade != nil } == true })
         withExtendedLifetime(session) {}
     }
 }

@@ -23,7 +23,7 @@ extension Request {
     /// what it stored, if any.
     func offerResponseToCache(_ offer: CacheOffer) -> HTTPCacheDiskStore.Write? {
         guard let httpCache = session?.httpCache else { return nil }
-        let (response, error) = mutableState.withLock { ($0.machine.attempt?.response, $0.machine.error) }
+        let (response, error) = mutableState.withLock { ($0.machine.response, $0.machine.error) }
         // Only GET responses are stored (`HTTPCacheRules.isStorable`): the rest are turned down
         // before anything is built for them.
         guard error == nil, let response, HTTPCacheRules.isStorableMethod(offer.outgoing.base.httpMethod) else { return nil }

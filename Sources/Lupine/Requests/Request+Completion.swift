@@ -13,7 +13,7 @@ extension Request {
         let attempt = attemptTaskDidEnd(with: transportError)
         let now = Date()
         let (error, timeline, usedNetwork) = mutableState.withLock { state in
-            let usedNetwork = state.machine.attempt?.hopUsesNetwork ?? true
+            let usedNetwork = state.machine.hopUsesNetwork
             return (state.machine.transferCompleted(error: transportError, at: now), state.machine.timeline, usedNetwork)
         }
         let completion = TransferCompletion(transportError: transportError, error: error, timeline: timeline,

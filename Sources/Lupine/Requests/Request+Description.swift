@@ -7,7 +7,7 @@ extension Request: CustomStringConvertible {
     /// `"<METHOD> <URL>"`, plus `" (<status>)"` once a response exists; `"No request created yet."`
     /// before any URLRequest exists.
     public var description: String {
-        guard let request = mutableState.withLock({ $0.performedRequests.last })?.urlRequest ?? lastRequest,
+        guard let request = mutableState.withLock({ $0.machine.ledger.lastPerformedRequest })?.urlRequest ?? lastRequest,
               let url = request.url,
               let method = request.httpMethod else { return "No request created yet." }
         let requestDescription = "\(method) \(url.absoluteString)"

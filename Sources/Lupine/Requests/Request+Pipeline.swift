@@ -84,7 +84,8 @@ extension Request {
     /// Sends `urlRequest` on the Session's transport, as one hop of the current attempt.
     ///
     /// `performedRequests` holds one entry per attempt, like the `currentRequest` of a URLSession
-    /// task: a redirect hop replaces the attempt's entry with the request it sends.
+    /// task: a redirect hop replaces the attempt's entry with the request it sends (both read the
+    /// attempt's record in the ledger).
     func startExchange(_ urlRequest: URLRequest, isRedirectHop: Bool = false) {
         guard let session else {
             finish(error: .sessionDeinitialized)
@@ -148,11 +149,7 @@ extension Request {
             didCompleteTransfer(error: afError)
             return
         }
-        mutableState.withLock { state in
-            if isRedirectHop, !state.performedRequests.isEmpty { state.performedRequests.removeLast() }
-            state.performedRequests.append(outgoing)
-            Self.attemptTaskWillSend(outgoing, in: &state)
-        }
+        mutableState.withLock { $0.machine.hopWillSend(outgoing) }
         // A redirect hop continues the attempt's exchange, as it continues a URLSession task.
         if !isRedirectHop { notify(.didResumeExchange, about: self as Request) { $0.requestDidResumeExchange($1) } }
         if let answer = proxyAuthorizationAnswer(for: transportRequest?.proxy) { transportRequest?.proxy?.authorization = answer }
@@ -287,7 +284,7 @@ extension Request {
         startExchange(urlRequest, isRedirectHop: true)
     }
 
-    var redirectsSoFar: Int { mutableState.withLock { $0.machine.attempt?.redirectCount ?? 0 } }
+    var redirectsSoFar: Int { mutableState.withLock { $0.machine.redirectCount } }
 
     /// The request's redirect handler, else the Session's, else none (follow).
     var effectiveRedirectHandler: (any RedirectHandler)? {

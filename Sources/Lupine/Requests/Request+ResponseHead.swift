@@ -15,7 +15,7 @@ extension Request {
     /// had no response. It is set before `onHTTPResponse` handlers and the first body bytes.
     public var responseHead: TransportResponseHead? {
         mutableState.withLock { state in
-            state.machine.attempt?.response?.head
+            state.machine.response?.head
         }
     }
 }

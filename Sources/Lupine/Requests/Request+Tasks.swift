@@ -4,16 +4,10 @@ import FoundationNetworking
 #endif
 import Synchronization
 
-/// The task side of a request's mutable state: the attempts' records and the
-/// `onURLSessionTaskCreation` handler.
-struct RequestTaskSurface {
-    var attempts = AttemptTaskLog()
-    var creationHandler: (queue: DispatchQueue, handler: @Sendable (URLSessionTask) -> Void)?
-}
-
-// The URLSessionTask surface of a request: one facade task per attempt (see `AttemptTaskLog` and
-// `DataTaskFacade`), the `task` properties, `onURLSessionTaskCreation`, and the task-typed monitor
-// events, in Alamofire's order. The pipeline reports its milestones through the hooks at the end.
+// The URLSessionTask surface of a request: one facade task per attempt that made its URLRequest
+// (see `AttemptTask`, in the attempt's record of the ledger, and `DataTaskFacade`), the `task`
+// properties, `onURLSessionTaskCreation`, and the task-typed monitor events, in Alamofire's order.
+// The pipeline reports its milestones through the hooks at the end.
 extension Request {
     // MARK: Public API
 
@@ -24,16 +18,17 @@ extension Request {
     /// `currentRequest`, `response`, `error`, `taskIdentifier`, byte counts) and whose
     /// `resume()`, `suspend()` and `cancel()` act on the request while the attempt runs.
     public var tasks: [URLSessionTask] {
-        let count = mutableState.withLock { $0.taskSurface.attempts.count }
-        return (0..<count).compactMap(attemptTaskFacade)
+        mutableState.withLock { $0.machine.ledger.taskNumbers }.compactMap(attemptTaskFacade)
     }
 
     /// The task of the first attempt.
-    public var firstTask: URLSessionTask? { attemptTaskFacade(0) }
+    public var firstTask: URLSessionTask? {
+        mutableState.withLock { $0.machine.ledger.firstTaskNumber }.flatMap(attemptTaskFacade)
+    }
 
     /// The task of the last attempt.
     public var lastTask: URLSessionTask? {
-        mutableState.withLock { $0.taskSurface.attempts.last?.number }.flatMap(attemptTaskFacade)
+        mutableState.withLock { $0.machine.ledger.lastTaskNumber }.flatMap(attemptTaskFacade)
     }
 
     /// Same as `lastTask`.
@@ -51,8 +46,8 @@ extension Request {
                                          perform handler: @escaping @Sendable (URLSessionTask) -> Void) -> Self {
         let queue = queue.resolvingLupineDefault(to: defaultQueue)
         let last = mutableState.withLock { state -> Int? in
-            state.taskSurface.creationHandler = (queue, handler)
-            return state.taskSurface.attempts.last?.number
+            state.taskCreationHandler = (queue, handler)
+            return state.machine.ledger.lastTaskNumber
         }
         if let last, let task = attemptTaskFacade(last) { queue.async { handler(task) } }
         return self
@@ -64,63 +59,41 @@ extension Request {
     func attemptTaskFacade(_ number: Int) -> URLSessionTask? {
         let kind = TaskFacadeKind(of: self)
         return mutableState.withLock { state -> URLSessionTask? in
-            guard var record = state.taskSurface.attempts[number] else { return nil }
-            if let facade = record.facade { return facade }
-            let handle = AttemptTaskHandle(owner: self, number: number, identifier: record.identifier,
-                                           originalRequest: record.originalRequest)
-            let facade: URLSessionTask = switch kind {
-            case .data: DataTaskFacade(handle: handle)
-            case .upload: UploadTaskFacade(handle: handle)
-            case .download: DownloadTaskFacade(handle: handle)
+            state.machine.taskFacade(number) { task in
+                let handle = AttemptTaskHandle(owner: self, number: number, identifier: task.identifier,
+                                               originalRequest: task.originalRequest)
+                return switch kind {
+                case .data: DataTaskFacade(handle: handle)
+                case .upload: UploadTaskFacade(handle: handle)
+                case .download: DownloadTaskFacade(handle: handle)
+                }
             }
-            record.facade = facade
-            state.taskSurface.attempts[number] = record
-            return facade
         }
     }
 
     /// The facade of the running attempt, if any.
     var liveAttemptTaskFacade: URLSessionTask? {
-        mutableState.withLock { $0.taskSurface.attempts.liveNumber }.flatMap(attemptTaskFacade)
+        mutableState.withLock { $0.machine.ledger.liveTaskNumber }.flatMap(attemptTaskFacade)
     }
 
     /// The number of the running attempt, if any.
     var liveAttemptNumber: Int? {
-        mutableState.withLock { $0.taskSurface.attempts.liveNumber }
+        mutableState.withLock { $0.machine.ledger.liveTaskNumber }
     }
 
     func attemptIsLive(_ number: Int) -> Bool {
-        mutableState.withLock { $0.taskSurface.attempts.liveNumber == number }
+        mutableState.withLock { $0.machine.ledger.liveTaskNumber == number }
     }
 
     /// What the facade of attempt `number` reports now.
     func attemptTaskView(_ number: Int) -> AttemptTaskView {
         let upload = uploadCounts.counts, download = downloadCounts.counts
         return mutableState.withLock { state in
-            guard let record = state.taskSurface.attempts[number] else { return .released }
-            if let outcome = record.outcome {
-                return AttemptTaskView(state: .completed, currentRequest: outcome.currentRequest?.urlRequest ?? record.originalRequest,
-                                       response: outcome.response?.response ?? outcome.hopResponse,
-                                       error: outcome.error, bytesSent: outcome.bytesSent,
-                                       bytesExpectedToSend: outcome.bytesExpectedToSend, bytesReceived: outcome.bytesReceived,
-                                       bytesExpectedToReceive: outcome.bytesExpectedToReceive)
-            }
-            let taskState: URLSessionTask.State = switch state.machine.state {
-            case _ where record.isCancelled: .canceling
-            case .cancelled: .canceling
-            case .resumed: .running
-            case .initialized, .suspended: .suspended
-            case .finished: .completed
-            }
-            return AttemptTaskView(state: taskState,
-                                   currentRequest: record.currentRequest?.urlRequest ?? record.originalRequest,
-                                   response: state.machine.attempt?.response?.response ?? record.hopResponse,
-                                   error: nil,
-                                   bytesSent: upload.completed,
-                                   bytesExpectedToSend: upload.total,
-                                   bytesReceived: download.completed,
-                                   bytesExpectedToReceive: download.total)
-        }
+            let requestState = state.machine.state
+            return state.machine.ledger.withRecord(number) { record in
+                record.taskView(requestState: requestState, upload: upload, download: download)
+            } ?? nil
+        } ?? .released
     }
 
     // MARK: Task events
@@ -150,10 +123,9 @@ extension Request {
     /// with the request (Alamofire's `didCreateTask`). A cancelled request gets no task.
     func attemptTaskDidBegin(with urlRequest: URLRequest) {
         let identifier = Self.nextTaskIdentifier()
-        let begun = mutableState.withLock { state -> (number: Int, state: State, handler: RequestTaskSurface.Handler?)? in
-            guard state.machine.state != .cancelled, state.machine.state != .finished else { return nil }
-            let number = state.taskSurface.attempts.begin(with: urlRequest, identifier: identifier)
-            return (number, state.machine.state, state.taskSurface.creationHandler)
+        let begun = mutableState.withLock { state -> (number: Int, state: State, handler: TaskCreationHandler?)? in
+            guard let number = state.machine.taskBegins(identifier: identifier, originalRequest: urlRequest) else { return nil }
+            return (number, state.machine.state, state.taskCreationHandler)
         }
         guard let begun else { return }
         let number = begun.number
@@ -171,9 +143,7 @@ extension Request {
     /// `resume()`, `suspend()` or `cancel()` was accepted: the running attempt's task follows.
     func attemptTaskDidFollowRequest(_ event: TaskEvent) {
         let number = mutableState.withLock { state -> Int? in
-            guard let number = state.taskSurface.attempts.liveNumber else { return nil }
-            if event == .cancel { state.taskSurface.attempts.updateLive { $0.isCancelled = true } }
-            return number
+            event == .cancel ? state.machine.taskFollowsCancel() : state.machine.ledger.liveTaskNumber
         }
         guard let number else { return }
         switch event {
@@ -189,7 +159,7 @@ extension Request {
     func attemptTaskDidFailEarly(with error: AFError) {
         let number = mutableState.withLock { state -> Int? in
             state.machine.error = error
-            return state.taskSurface.attempts.liveNumber
+            return state.machine.ledger.liveTaskNumber
         }
         guard let number else { return }
         notifyTask(.failEarly(error), attempt: number)
@@ -200,21 +170,9 @@ extension Request {
     @discardableResult
     func attemptTaskDidEnd(with error: AFError?) -> Int? {
         let upload = uploadCounts.counts, download = downloadCounts.counts
-        return mutableState.withLock { state -> Int? in
-            guard let live = state.taskSurface.attempts.live else { return nil }
-            let response = state.machine.attempt?.response
-            state.taskSurface.attempts.updateLive { record in
-                record.outcome = AttemptTaskLog.Outcome(currentRequest: record.currentRequest,
-                                                        response: response,
-                                                        hopResponse: live.hopResponse,
-                                                        error: error,
-                                                        bytesSent: upload.completed,
-                                                        bytesExpectedToSend: upload.total,
-                                                        bytesReceived: download.completed,
-                                                        bytesExpectedToReceive: download.total)
-            }
-            return live.number
-        }
+        let outcome = AttemptTaskOutcome(error: error, bytesSent: upload.completed, bytesExpectedToSend: upload.total,
+                                         bytesReceived: download.completed, bytesExpectedToReceive: download.total)
+        return mutableState.withLock { $0.machine.taskEnds(outcome) }
     }
 
     /// Reports that attempt `number` completed (after its validators, as Alamofire does).
@@ -234,19 +192,10 @@ extension Request {
         attemptTaskDidReportCompletion(number, error: cancelled)
     }
 
-    /// The current hop of the running attempt sends `outgoing` (its `currentRequest`).
-    /// Called with the request's state locked.
-    static func attemptTaskWillSend(_ outgoing: OutgoingRequest, in state: inout RequestMutableState) {
-        state.taskSurface.attempts.updateLive { $0.currentRequest = outgoing }
-    }
-
     /// A redirect hop answered `response`: the running attempt's facade, showing it, for the
     /// redirect handler.
     func attemptTaskFacade(showing response: HTTPURLResponse) -> URLSessionTask? {
-        mutableState.withLock { state in
-            state.taskSurface.attempts.updateLive { $0.hopResponse = response }
-        }
-        return liveAttemptTaskFacade
+        mutableState.withLock { $0.machine.taskShows(hopResponse: response) }.flatMap(attemptTaskFacade)
     }
 
     private static let taskIdentifiers = Synchronization.Atomic<Int>(0)
@@ -257,8 +206,9 @@ extension Request {
     }
 }
 
-extension RequestTaskSurface {
-    typealias Handler = (queue: DispatchQueue, handler: @Sendable (URLSessionTask) -> Void)
+extension Request {
+    /// An `onURLSessionTaskCreation` handler and its queue.
+    typealias TaskCreationHandler = (queue: DispatchQueue, handler: @Sendable (URLSessionTask) -> Void)
 }
 
 extension DownloadRequest {
@@ -266,7 +216,7 @@ extension DownloadRequest {
     /// task reports it (Alamofire's `didFinishDownloading`).
     func attemptTaskDidFinishDownloading(with result: Result<URL, AFError>) {
         // The exchange has just ended: the attempt is the last one.
-        guard let number = mutableState.withLock({ $0.taskSurface.attempts.last?.number }) else { return }
+        guard let number = mutableState.withLock({ $0.machine.ledger.lastTaskNumber }) else { return }
         notifyTask(.finishDownloading(result), attempt: number)
     }
 }

@@ -92,7 +92,7 @@ public class Request: @unchecked Sendable {
     /// `resume()` has asked for it. A lazy request is not performed before its first `resume()`,
     /// one cancelled before that never is. Alamofire's Session tracks a request from then on.
     var isPerformed: Bool {
-        mutableState.withLock { $0.machine.attempt != nil || $0.machine.state == .resumed }
+        mutableState.withLock { $0.machine.hasAttempt || $0.machine.state == .resumed }
     }
 
     /// The monitor of this request: the Session's monitors, then those added with `eventMonitor(_:)`.
@@ -146,11 +146,11 @@ public class Request: @unchecked Sendable {
     public var request: URLRequest? { lastRequest }
     /// Requests as handed to the transport, one per attempt (the last redirect hop's request), with
     /// the Session's headers merged in.
-    public var performedRequests: [URLRequest] { mutableState.withLock { $0.performedRequests.array }.map(\.urlRequest) }
+    public var performedRequests: [URLRequest] { mutableState.withLock { $0.machine.ledger.performedRequests }.map(\.urlRequest) }
     /// Response of the most recent exchange, if any.
     public var response: HTTPURLResponse? { lazyResponse?.response }
     /// The response of the most recent exchange as the pipeline carries it (see `LazyHTTPResponse`).
-    var lazyResponse: LazyHTTPResponse? { mutableState.withLock { $0.machine.attempt?.response } }
+    var lazyResponse: LazyHTTPResponse? { mutableState.withLock { $0.machine.response } }
     /// Number of retries performed so far.
     public var retryCount: Int { mutableState.withLock { $0.machine.retryCount } }
     /// Current error (creation, adaptation, transport, validation, cancellation); reset on retry.

@@ -6,7 +6,8 @@ import FoundationNetworking
 /// Everything about a Request that changes over its life, kept behind one lock: the state
 /// machine of its attempts, and what the caller configured or the request recorded along the way.
 struct RequestMutableState {
-    /// The lifecycle and the current attempt (its hop, response, times, error).
+    /// The lifecycle and the attempts' ledger (each attempt's hops, response, times, requests
+    /// sent, task).
     var machine = RequestStateMachine()
     var interceptor: (any RequestInterceptor)?
     var addedMonitors: [any EventMonitor] = []
@@ -16,11 +17,9 @@ struct RequestMutableState {
 
     /// Every URLRequest built: initial, adapted, and those of retries.
     var requests = SmallList<URLRequest>()
-    /// Every URLRequest handed to the transport (one per attempt: the last hop's).
-    var performedRequests = SmallList<OutgoingRequest>()
     var credential: URLCredential?
-    /// The attempts' facade tasks and the `onURLSessionTaskCreation` handler (Request+Tasks).
-    var taskSurface = RequestTaskSurface()
+    /// The `onURLSessionTaskCreation` handler (Request+Tasks).
+    var taskCreationHandler: Request.TaskCreationHandler?
     var redirectHandler: (any RedirectHandler)?
     var cachedResponseHandler: (any CachedResponseHandler)?
     /// The `onHTTPResponse` handler (DataRequest, DataStreamRequest): the last one set.

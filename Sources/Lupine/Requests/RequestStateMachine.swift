@@ -9,32 +9,11 @@ import FoundationNetworking
 /// performs no I/O and calls nothing, so every rule is tested on its own
 /// (`RequestStateMachineTests`).
 ///
-/// `state` is the public `Request.State`. `phase` is what the pipeline does, and carries the data
-/// of the attempt it does it for: the attempt's deadline, response and times, and the hop on the
-/// transport with what its response head decided (a redirect to follow, a challenge to answer, a
-/// stored response a 304 revalidated).
+/// `state` is the public `Request.State`. `phase` is what the pipeline does, with the hop on the
+/// transport and what its response head decided (a redirect to follow, a challenge to answer, a
+/// stored response a 304 revalidated). `ledger` holds every attempt's facts (deadline, times,
+/// response, redirects, requests sent, task): the current attempt is its last record.
 struct RequestStateMachine {
-    /// One attempt: from the start of its setup to the end of its exchange (all of its hops).
-    struct Attempt {
-        /// 0 for the first attempt, then one more per retry.
-        let number: Int
-        /// When the attempt must end (`timeoutIntervalForResource`), shared by its hops.
-        var deadline: Date?
-        var redirectCount = 0
-        var sentTime: Date?
-        var firstByteTime: Date?
-        var completedTime: Date?
-        /// The final response of the current hop, if it has arrived, with its head as received
-        /// (fields in order, names repeated, the version).
-        var response: LazyHTTPResponse?
-        /// Whether a server's 401 challenge was answered: once per attempt.
-        var answeredChallenge = false
-        /// Whether a proxy's 407 was answered: once per attempt.
-        var answeredProxyChallenge = false
-        /// Whether the hop in force went to the network (not to a URLProtocol class or the cache).
-        var hopUsesNetwork = true
-    }
-
     /// One hop of the attempt's exchange on the transport.
     struct Hop {
         /// Tells hops apart: a late answer of an earlier hop's redirect handler changes nothing.
@@ -61,27 +40,31 @@ struct RequestStateMachine {
         case answerChallenge(URLRequest)
     }
 
+    /// What the pipeline does for the current attempt (the ledger's last record; finishing and
+    /// done may have none, when the request ended before any attempt began).
     enum Phase {
         /// Nothing started yet (lazy setup waits for the first resume).
         case idle
         /// The URLRequest is being built and adapted (and an upload's body made).
-        case preparing(Attempt)
+        case preparing
         /// The URLRequest is ready; the exchange waits for `resume()`.
-        case waitingForResume(Attempt, URLRequest)
+        case waitingForResume(URLRequest)
         /// A hop is on the transport (or about to be: `hop.task` is nil until it is).
-        case exchanging(Attempt, Hop)
+        case exchanging(Hop)
         /// The exchange ended; validators and retriers decide.
-        case deciding(Attempt)
+        case deciding
         /// A retry is scheduled.
-        case waitingToRetry(Attempt)
+        case waitingToRetry
         /// The response serializers run.
-        case finishing(Attempt?)
+        case finishing
         /// Serializers completed; handlers added later run alone, on the stored outcome.
-        case done(Attempt?)
+        case done
     }
 
     private(set) var state: Request.State = .initialized
     private(set) var phase: Phase = .idle
+    /// Every attempt, oldest first; the last is the current one.
+    private(set) var ledger = AttemptLedger()
     /// Retries performed so far.
     private(set) var retryCount = 0
     /// The request's error so far (creation, adaptation, transport, validation, cancellation).
@@ -92,20 +75,21 @@ struct RequestStateMachine {
 
     // MARK: Reading
 
-    /// The current attempt, or the last one once the request finishes.
-    var attempt: Attempt? {
-        switch phase {
-        case .idle: nil
-        case let .preparing(attempt), let .waitingForResume(attempt, _), let .exchanging(attempt, _),
-             let .deciding(attempt), let .waitingToRetry(attempt):
-            attempt
-        case let .finishing(attempt), let .done(attempt): attempt
-        }
-    }
+    /// Whether an attempt has begun (its setup started).
+    var hasAttempt: Bool { !ledger.isEmpty }
+
+    /// The final response of the current attempt's hop, read in place.
+    var response: LazyHTTPResponse? { ledger.withCurrent { $0.response } ?? nil }
+
+    /// Redirects the current attempt followed so far.
+    var redirectCount: Int { ledger.withCurrent { $0.redirectCount } ?? 0 }
+
+    /// Whether the current attempt's hop in force went to the network.
+    var hopUsesNetwork: Bool { ledger.withCurrent { $0.hopUsesNetwork } ?? true }
 
     /// The hop on the transport, if any.
     var hop: Hop? {
-        if case let .exchanging(_, hop) = phase { return hop }
+        if case let .exchanging(hop) = phase { return hop }
         return nil
     }
 
@@ -130,10 +114,11 @@ struct RequestStateMachine {
     }
 
     var timeline: Timeline {
-        let attempt = attempt
-        return Timeline(requestStartTime: startTime, requestSentTime: attempt?.sentTime, initialResponseTime: attempt?.firstByteTime,
-                        requestCompletedTime: attempt?.completedTime, redirectCount: attempt?.redirectCount ?? 0,
-                        retryCount: retryCount)
+        ledger.withCurrent { attempt in
+            Timeline(requestStartTime: startTime, requestSentTime: attempt.sentTime, initialResponseTime: attempt.firstByteTime,
+                     requestCompletedTime: attempt.completedTime, redirectCount: attempt.redirectCount, retryCount: retryCount)
+        } ?? Timeline(requestStartTime: startTime, requestSentTime: nil, initialResponseTime: nil, requestCompletedTime: nil,
+                      redirectCount: 0, retryCount: retryCount)
     }
 
     // MARK: User-driven events
@@ -162,8 +147,8 @@ struct RequestStateMachine {
         switch phase {
         case .idle where setupIsLazy:
             return .resumed(then: .startSetup)
-        case let .waitingForResume(attempt, urlRequest):
-            phase = .exchanging(attempt, nextHop())
+        case let .waitingForResume(urlRequest):
+            phase = .exchanging(nextHop())
             return .resumed(then: .startExchange(urlRequest))
         case .exchanging:
             return .resumed(then: .resumeExchange)
@@ -202,7 +187,7 @@ struct RequestStateMachine {
         state = .cancelled
         if error == nil { error = .explicitlyCancelled }
         switch phase {
-        case let .exchanging(_, hop): return .cancelExchange(task: hop.task)
+        case let .exchanging(hop): return .cancelExchange(task: hop.task)
         case .idle, .preparing, .waitingForResume, .deciding, .waitingToRetry: return .finish
         case .finishing, .done: return .notifyOnly
         }
@@ -213,7 +198,8 @@ struct RequestStateMachine {
     /// The setup of the first attempt begins; false if the request is cancelled or already busy.
     mutating func beginSetup() -> Bool {
         guard case .idle = phase, state != .cancelled, state != .finished else { return false }
-        phase = .preparing(Attempt(number: retryCount))
+        ledger.beginAttempt()
+        phase = .preparing
         return true
     }
 
@@ -222,10 +208,12 @@ struct RequestStateMachine {
     mutating func scheduleRetry() -> Bool {
         guard state != .cancelled, state != .finished else { return false }
         switch phase {
-        case let .deciding(attempt), let .finishing(attempt?):
-            phase = .waitingToRetry(attempt)
-        case .finishing(nil):
-            phase = .waitingToRetry(Attempt(number: retryCount))
+        case .deciding:
+            phase = .waitingToRetry
+        case .finishing:
+            // A request that finished before any attempt began gets an empty record to retry from.
+            if ledger.isEmpty { ledger.beginAttempt() }
+            phase = .waitingToRetry
         case .idle, .preparing, .waitingForResume, .exchanging, .waitingToRetry, .done:
             return false
         }
@@ -238,7 +226,8 @@ struct RequestStateMachine {
         guard case .waitingToRetry = phase, state != .cancelled, state != .finished else { return false }
         retryCount += 1
         error = nil
-        phase = .preparing(Attempt(number: retryCount))
+        ledger.beginAttempt()
+        phase = .preparing
         return true
     }
 
@@ -258,12 +247,12 @@ struct RequestStateMachine {
 
     /// The URLRequest of the attempt is final.
     mutating func urlRequestReady(_ urlRequest: URLRequest) -> TransferStart {
-        guard case let .preparing(attempt) = phase, state != .cancelled, state != .finished else { return .abandon }
+        guard case .preparing = phase, state != .cancelled, state != .finished else { return .abandon }
         guard state == .resumed else {
-            phase = .waitingForResume(attempt, urlRequest)
+            phase = .waitingForResume(urlRequest)
             return .waitForResume
         }
-        phase = .exchanging(attempt, nextHop())
+        phase = .exchanging(nextHop())
         return .start
     }
 
@@ -278,33 +267,45 @@ struct RequestStateMachine {
 
     /// A hop is about to go on the transport. The first hop of an attempt sets its deadline with
     /// `deadline`; a redirect hop keeps it. The response of the previous hop is forgotten.
-    mutating func hopWillStart(isRedirectHop: Bool, deadline: () -> Date?) -> HopStart {
-        guard case .exchanging(var attempt, var hop) = phase, state != .cancelled else { return .cancelled }
-        if !isRedirectHop || attempt.deadline == nil { attempt.deadline = deadline() }
-        attempt.response = nil
-        if isRedirectHop || hop.task != nil { hop = nextHop() }
-        phase = .exchanging(attempt, hop)
-        return .send(hopID: hop.id, deadline: attempt.deadline)
+    mutating func hopWillStart(isRedirectHop: Bool, deadline makeDeadline: () -> Date?) -> HopStart {
+        guard case .exchanging(var hop) = phase, state != .cancelled else { return .cancelled }
+        let deadline = ledger.updateCurrent { attempt -> Date? in
+            if !isRedirectHop || attempt.deadline == nil { attempt.deadline = makeDeadline() }
+            attempt.response = nil
+            return attempt.deadline
+        } ?? nil
+        if isRedirectHop || hop.task != nil {
+            hop = nextHop()
+            phase = .exchanging(hop)
+        }
+        return .send(hopID: hop.id, deadline: deadline)
+    }
+
+    /// The current hop sends `outgoing`: the attempt's request as sent from now on.
+    mutating func hopWillSend(_ outgoing: OutgoingRequest) {
+        ledger.hopWillSend(outgoing)
     }
 
     /// The transport took the hop (`usesNetwork` unless a URLProtocol class or the cache answers
     /// it); true when the request was cancelled meanwhile (cancel `task`).
     mutating func hopDidStart(_ hopID: Int, task: any TransportTask, usesNetwork: Bool = true) -> Bool {
-        guard case .exchanging(var attempt, var hop) = phase, hop.id == hopID else { return false }
-        if hop.task == nil { hop.task = task }
-        attempt.hopUsesNetwork = usesNetwork
-        phase = .exchanging(attempt, hop)
+        guard case .exchanging(var hop) = phase, hop.id == hopID else { return false }
+        if hop.task == nil {
+            hop.task = task
+            phase = .exchanging(hop)
+        }
+        ledger.updateCurrent { $0.hopUsesNetwork = usesNetwork }
         return state == .cancelled
     }
 
     /// The request went out.
     mutating func requestSent(at time: Date) {
-        updateAttempt { $0.sentTime = time }
+        ledger.updateCurrent { $0.sentTime = time }
     }
 
     /// The hop's response head arrived (before anything is decided about it).
     mutating func hopResponseArrived(_ hopID: Int, task: any TransportTask, at time: Date) {
-        updateHop(hopID) { _, hop in
+        updateHop(hopID) { hop in
             // A transport may report events before `execute` returns.
             if hop.task == nil { hop.task = task }
             hop.responseTime = time
@@ -313,28 +314,28 @@ struct RequestStateMachine {
 
     /// What the hop's response head decided for the end of the hop.
     mutating func hopDecided(_ hopID: Int, _ outcome: HopOutcome) {
-        updateHop(hopID) { _, hop in hop.outcome = outcome }
+        updateHop(hopID) { hop in hop.outcome = outcome }
     }
 
     /// A 401 of this attempt may be answered: true the first time only.
     mutating func mayAnswerChallenge() -> Bool {
-        guard var attempt, !attempt.answeredChallenge else { return false }
-        attempt.answeredChallenge = true
-        self.setAttempt(attempt)
-        return true
+        ledger.updateCurrent { attempt in
+            defer { attempt.answeredChallenge = true }
+            return !attempt.answeredChallenge
+        } ?? false
     }
 
     /// A 407 of this attempt may be answered: true the first time only.
     mutating func mayAnswerProxyChallenge() -> Bool {
-        guard var attempt, !attempt.answeredProxyChallenge else { return false }
-        attempt.answeredProxyChallenge = true
-        self.setAttempt(attempt)
-        return true
+        ledger.updateCurrent { attempt in
+            defer { attempt.answeredProxyChallenge = true }
+            return !attempt.answeredProxyChallenge
+        } ?? false
     }
 
     /// The final response of the hop arrived.
     mutating func responseReceived(_ response: LazyHTTPResponse, at time: Date) {
-        updateAttempt { attempt in
+        ledger.updateCurrent { attempt in
             attempt.response = response
             attempt.firstByteTime = time
         }
@@ -343,11 +344,11 @@ struct RequestStateMachine {
     /// The hop's exchange completed without an error: what its response head decided. A
     /// followed redirect counts one more redirect.
     mutating func hopCompleted(_ hopID: Int) -> HopOutcome? {
-        guard case .exchanging(var attempt, var hop) = phase, hop.id == hopID else { return nil }
+        guard case .exchanging(var hop) = phase, hop.id == hopID else { return nil }
         let outcome = hop.outcome
-        if case .follow = outcome { attempt.redirectCount += 1 }
+        if case .follow = outcome { ledger.updateCurrent { $0.redirectCount += 1 } }
         hop.task = nil
-        phase = .exchanging(attempt, hop)
+        phase = .exchanging(hop)
         return outcome
     }
 
@@ -356,9 +357,9 @@ struct RequestStateMachine {
     mutating func transferCompleted(error transferError: AFError?, at time: Date) -> AFError? {
         if error == nil { error = transferError }
         switch phase {
-        case var .exchanging(attempt, _), var .preparing(attempt), var .waitingForResume(attempt, _):
-            attempt.completedTime = time
-            phase = .deciding(attempt)
+        case .exchanging, .preparing, .waitingForResume:
+            ledger.updateCurrent { $0.completedTime = time }
+            phase = .deciding
         case .idle, .deciding, .waitingToRetry, .finishing, .done:
             break
         }
@@ -372,10 +373,7 @@ struct RequestStateMachine {
         if let finishError { error = finishError }
         switch phase {
         case .finishing, .done: return false
-        case .idle: phase = .finishing(nil)
-        case let .preparing(attempt), let .waitingForResume(attempt, _), let .exchanging(attempt, _),
-             let .deciding(attempt), let .waitingToRetry(attempt):
-            phase = .finishing(attempt)
+        case .idle, .preparing, .waitingForResume, .exchanging, .deciding, .waitingToRetry: phase = .finishing
         }
         return true
     }
@@ -390,15 +388,39 @@ struct RequestStateMachine {
 
     /// Every queued serializer completed.
     mutating func serializersCompleted() {
-        switch phase {
-        case let .finishing(attempt), let .done(attempt): phase = .done(attempt)
-        case .idle: phase = .done(nil)
-        case let .preparing(attempt), let .waitingForResume(attempt, _), let .exchanging(attempt, _),
-             let .deciding(attempt), let .waitingToRetry(attempt):
-            phase = .done(attempt)
-        }
+        phase = .done
         // A cancelled request stays `.cancelled`, as in Alamofire.
         if state.canTransition(to: .finished) { state = .finished }
+    }
+
+    // MARK: Tasks
+
+    /// The current attempt's URLRequest is final: its task begins, unless the request was
+    /// cancelled or finished (the attempt then has none). Returns the attempt's number.
+    mutating func taskBegins(identifier: Int, originalRequest: URLRequest) -> Int? {
+        guard state != .cancelled, state != .finished else { return nil }
+        return ledger.beginTask(identifier: identifier, originalRequest: originalRequest)
+    }
+
+    /// The request was cancelled: the running task, if any, is canceling. Returns its attempt's number.
+    mutating func taskFollowsCancel() -> Int? {
+        ledger.updateLiveTask { $0.isCancelled = true }
+    }
+
+    /// The running task's exchange ended: its own values are frozen. Returns its attempt's number.
+    mutating func taskEnds(_ outcome: AttemptTaskOutcome) -> Int? {
+        ledger.updateLiveTask { $0.outcome = outcome }
+    }
+
+    /// A redirect hop of the running task answered `response`, shown to a redirect handler.
+    /// Returns the task's attempt number.
+    mutating func taskShows(hopResponse response: HTTPURLResponse) -> Int? {
+        ledger.updateLiveTask { $0.hopResponse = response }
+    }
+
+    /// The facade of attempt `number`'s task: the one made before, or the one `make` makes now.
+    mutating func taskFacade(_ number: Int, making make: (AttemptTask) -> URLSessionTask) -> URLSessionTask? {
+        ledger.updateRecord(number) { $0.task?.facade(making: make) } ?? nil
     }
 
     // MARK: Helpers
@@ -408,29 +430,10 @@ struct RequestStateMachine {
         return Hop(id: hopCount)
     }
 
-    private mutating func updateAttempt(_ change: (inout Attempt) -> Void) {
-        guard var attempt else { return }
-        change(&attempt)
-        setAttempt(attempt)
-    }
-
-    private mutating func updateHop(_ hopID: Int, _ change: (inout Attempt, inout Hop) -> Void) {
-        guard case .exchanging(var attempt, var hop) = phase, hop.id == hopID else { return }
-        change(&attempt, &hop)
-        phase = .exchanging(attempt, hop)
-    }
-
-    private mutating func setAttempt(_ attempt: Attempt) {
-        switch phase {
-        case .idle: break
-        case .preparing: phase = .preparing(attempt)
-        case let .waitingForResume(_, urlRequest): phase = .waitingForResume(attempt, urlRequest)
-        case let .exchanging(_, hop): phase = .exchanging(attempt, hop)
-        case .deciding: phase = .deciding(attempt)
-        case .waitingToRetry: phase = .waitingToRetry(attempt)
-        case .finishing: phase = .finishing(attempt)
-        case .done: phase = .done(attempt)
-        }
+    private mutating func updateHop(_ hopID: Int, _ change: (inout Hop) -> Void) {
+        guard case .exchanging(var hop) = phase, hop.id == hopID else { return }
+        change(&hop)
+        phase = .exchanging(hop)
     }
 }
 
