@@ -9,9 +9,12 @@ import Synchronization
 /// that guarantees exactly one `transportDidComplete`.
 ///
 /// The exchange first waits in its pool (for an idle connection, a new one or an HTTP/2 stream),
-/// then runs in the `ExchangeHandler` of a connection or stream. Its state sits behind one lock
-/// because `cancel`, `pauseReading` and `resumeReading` may come from any thread; everything else
-/// happens on the connection's event loop.
+/// then runs in the `ExchangeHandler` of a connection or stream. Where it is, and the read demand
+/// its consumer asks for, sit behind one lock, because `cancel`, `pauseReading` and
+/// `resumeReading` may come from any thread. Everything else, the paused flag that delivery
+/// obeys included, is confined to the connection's event loop: those three calls take the lock
+/// once and reach the handler with one hop (or at once, on its event loop), and no lock is taken
+/// for each part delivered.
 final class EngineExchange: TransportTask {
     /// Where the exchange is.
     enum Phase {
@@ -28,8 +31,10 @@ final class EngineExchange: TransportTask {
 
     struct State {
         var phase = Phase.created
-        /// Pauses of delivery and socket reads, and whether the handler stopped for them.
-        var pauses = DeliveryPauses()
+        /// The read demand the consumer asked for last: true after `pauseReading()`, false after
+        /// `resumeReading()`. It outlives the phases: an exchange attached to a handler, first or
+        /// after a retry, starts paused when it is true.
+        var wantsReadingPaused = false
         /// Times the exchange went back to its pool to be sent again.
         var retries = 0
         /// `cancel()` came before the exchange reached its pool.
@@ -93,19 +98,48 @@ final class EngineExchange: TransportTask {
         }
     }
 
-    /// Stops delivery and socket reads until the matching `resumeReading()`. From an event
-    /// callback it takes effect before the next event: the handler checks it before each one.
+    /// Stops delivery and socket reads until `resumeReading()`. From an event callback (on the
+    /// exchange's event loop) it takes effect at once: no part is delivered after it. From
+    /// another thread it takes effect when its one hop to the event loop runs.
     func pauseReading() {
-        state.withLock { $0.pauses.pause() }
+        askForReading(paused: true)
     }
 
+    /// Delivery and socket reads go on: parts held meanwhile are delivered first. At once on the
+    /// exchange's event loop, otherwise with one hop to it.
     func resumeReading() {
-        let wake = state.withLock { state -> NIOLoopBound<ExchangeHandler>? in
-            let handler: NIOLoopBound<ExchangeHandler>? = if case let .running(handler) = state.phase { handler } else { nil }
-            return state.pauses.resume(canWake: handler != nil) ? handler : nil
+        askForReading(paused: false)
+    }
+
+    /// Records the read demand and brings the handler in line with it.
+    ///
+    /// No count of pauses, and no order between calls to keep: each call records the state asked
+    /// for in `wantsReadingPaused`, under the lock, then the handler applies whatever the
+    /// latest recorded state is, at once on the event loop or in the one hop this call makes.
+    /// Hops of calls made on different threads may run in any order relative to each other and
+    /// to calls made on the event loop, yet each applies the state recorded last when it runs,
+    /// and the hop (or inline application) of the last call runs after that call recorded its
+    /// state: the handler always ends in the state asked for last, never stuck paused or running.
+    /// An exchange not running on a handler (waiting in its pool, or going back to it for a
+    /// retry) only records it; the handler reads it when the exchange attaches.
+    private func askForReading(paused: Bool) {
+        let handler = state.withLock { state -> NIOLoopBound<ExchangeHandler>? in
+            state.wantsReadingPaused = paused
+            if case let .running(handler) = state.phase { return handler }
+            return nil
         }
-        guard let wake else { return }
-        wake.eventLoop.execute { wake.value.resumeDelivery(of: self) }
+        guard let handler else { return }
+        if handler.eventLoop.inEventLoop {
+            handler.value.applyReadDemand(of: self)
+        } else {
+            handler.eventLoop.execute { handler.value.applyReadDemand(of: self) }
+        }
+    }
+
+    /// The read demand the consumer asked for last (see `askForReading(paused:)`), read by the
+    /// handler when it applies it.
+    var wantsReadingPaused: Bool {
+        state.withLock { $0.wantsReadingPaused }
     }
 
     // MARK: For the pool and the handler
@@ -135,28 +169,20 @@ final class EngineExchange: TransportTask {
         }
     }
 
-    /// Binds the exchange to the handler that runs it; false when it ended meanwhile (cancelled
-    /// or timed out while waiting), in which case the connection stays free.
-    func attach(to handler: NIOLoopBound<ExchangeHandler>) -> Bool {
+    /// Binds the exchange to the handler that runs it, and tells whether its consumer has paused
+    /// reading (the handler starts it so; later changes reach the handler through
+    /// `applyReadDemand(of:)`). Nil when it ended meanwhile (cancelled or timed out while
+    /// waiting), in which case the connection stays free.
+    func attach(to handler: NIOLoopBound<ExchangeHandler>) -> Bool? {
         state.withLock { state in
             switch state.phase {
             case .waiting, .created:
                 state.phase = .running(handler)
-                return true
+                return state.wantsReadingPaused
             case .running, .ended:
-                return false
+                return nil
             }
         }
-    }
-
-    /// Whether delivery must stop now; when it must, a later resume wakes the handler.
-    func holdsDelivery() -> Bool {
-        state.withLock { $0.pauses.holdsDelivery() }
-    }
-
-    /// Whether reading is paused, without asking for a wake-up.
-    var isPaused: Bool {
-        state.withLock { $0.pauses.isPaused }
     }
 
     /// Requests the server refused unprocessed are sent again up to this many times.
@@ -176,8 +202,8 @@ final class EngineExchange: TransportTask {
             }
             state.retries += 1
             // The pool sets the new wait's deadline.
+            // The read demand stays: the next handler starts with it.
             state.phase = .waiting(nil)
-            state.pauses.forgetStall()
             return true
         }
     }

@@ -15,7 +15,8 @@ import NIOHTTP1
 /// The handler does the I/O; `ExchangeStateMachine` holds the exchange's control state and
 /// answers each event with the one action the handler performs. Parts decoded while reading is
 /// paused wait in the machine, and the socket is not read again (`read` is held back), so
-/// backpressure reaches the server.
+/// backpressure reaches the server. The paused flag is the machine's, on the event loop: the
+/// exchange's `pauseReading()` and `resumeReading()` reach it through `applyReadDemand(of:)`.
 final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundIn = HTTPClientRequestPart
@@ -43,6 +44,9 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var bodyDecoder: ResponseBodyDecoder?
     /// The `Host` value of the connection's key, made for its first exchange, not for each.
     private var knownHostField: (key: ConnectionKey, value: String)?
+    /// The exchange whose held parts are being delivered: a resume asked for from inside one of
+    /// those deliveries lets that loop go on rather than starting another inside it.
+    private var deliveringHeldPartsOf: EngineExchange?
 
     /// Exchanges started on this connection or stream.
     var startedExchanges: Int { machine.startedExchanges }
@@ -81,13 +85,11 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func read(context: ChannelHandlerContext) {
-        let exchange = exchange
-        perform(machine.readRequested(consumerPaused: exchange?.holdsDelivery() ?? false))
+        perform(machine.readRequested())
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let exchange = exchange
-        perform(machine.partRead(unwrapInboundIn(data), now: clock.now, consumerPaused: exchange?.holdsDelivery() ?? false))
+        perform(machine.partRead(unwrapInboundIn(data), now: clock.now))
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -131,7 +133,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             }
             return
         }
-        guard exchange.attach(to: bound) else {
+        guard let consumerPaused = exchange.attach(to: bound) else {
             // Cancelled or timed out while the connection was being handed over.
             owner?.exchangeHandlerDidFinish(self, reusable: true)
             return
@@ -156,7 +158,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             requestClosesConnection: head.headers[canonicalForm: "connection"].contains { $0.lupineEqualsIgnoringASCIICase("close") },
             asksUpgrade: exchange.upgrade != nil, sendsAbsoluteForm: exchange.key.sendsAbsoluteForm,
             wholeBodyLength: wholeBody.map { Int64($0.count) }, declaredBodyLength: Self.declaredBodyLength(in: head.headers),
-            idleTimeout: idleTimeout, deadline: deadline, now: now))
+            idleTimeout: idleTimeout, deadline: deadline, now: now, consumerPaused: consumerPaused))
         switch action {
         case .sendWholeRequest:
             whenSent(RequestBodyWriter.writeWhole(head, body: wholeBody ?? Data(), context: context), exchange)
@@ -359,12 +361,22 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// The consumer resumed reading: parts held meanwhile are delivered, then the socket is read.
-    func resumeDelivery(of exchange: EngineExchange) {
+    /// Brings the machine's paused flag in line with the read demand `exchange` recorded last
+    /// (see `EngineExchange.askForReading(paused:)`); on resume, parts held meanwhile are
+    /// delivered, then the socket is read. On the event loop: from the exchange's hop, or at once
+    /// when its consumer called from the event loop, even from inside a delivery.
+    func applyReadDemand(of exchange: EngineExchange) {
         guard self.exchange === exchange else { return }
-        machine.consumerResumed(now: clock.now)
+        if exchange.wantsReadingPaused {
+            machine.consumerPaused()
+            return
+        }
+        guard machine.consumerResumed(now: clock.now), deliveringHeldPartsOf !== exchange else { return }
+        let outer = deliveringHeldPartsOf
+        deliveringHeldPartsOf = exchange
+        defer { deliveringHeldPartsOf = outer }
         while self.exchange === exchange {
-            let action = machine.nextHeldPart(consumerPaused: exchange.holdsDelivery())
+            let action = machine.nextHeldPart()
             if case .none = action { return }
             perform(action)
         }
@@ -457,8 +469,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func idleTimerFired() {
         idleTimer.fired()
-        let exchange = exchange
-        perform(machine.idleTimerFired(now: clock.now, consumerPaused: exchange?.isPaused ?? false))
+        perform(machine.idleTimerFired(now: clock.now))
     }
 
     /// Makes sure the deadline timer fires by `due`.

@@ -13,6 +13,11 @@ import NIOHTTP1
 /// response head to receiving the response (delivering parts, or holding them while the consumer
 /// has paused reading) and back to idle: finished (reusable or not), failed, or switched to
 /// another protocol. Used on one event loop only.
+///
+/// The consumer's read demand is a flag of the running exchange, kept here and so confined to
+/// the event loop like the rest: the handler sets it when the exchange starts and whenever the
+/// exchange's `pauseReading()` or `resumeReading()` reaches it, and each part read, each read
+/// asked for and each held part checks it without a lock.
 struct ExchangeStateMachine {
     /// What the handler does next.
     enum Action {
@@ -99,6 +104,9 @@ struct ExchangeStateMachine {
         var idleTimeout: TimeAmount
         var deadline: NIODeadline?
         var now: NIODeadline
+        /// The consumer paused reading before the exchange started (while it waited in its pool,
+        /// or before a retry).
+        var consumerPaused = false
     }
 
     enum RequestPhase {
@@ -146,6 +154,9 @@ struct ExchangeStateMachine {
         var readHeld = false
         /// The connection ended while a complete response was still held for a paused consumer.
         var channelEnded = false
+        /// The consumer has paused reading: parts read are held, reads are held back, and the
+        /// idle gap does not run.
+        var consumerPaused: Bool
     }
 
     enum State {
@@ -173,6 +184,11 @@ struct ExchangeStateMachine {
 
     var heldParts: Int { held.count }
 
+    /// Whether the running exchange's consumer has paused reading.
+    var isConsumerPaused: Bool {
+        if case let .running(exchange) = state { exchange.consumerPaused } else { false }
+    }
+
     // MARK: Starting and sending
 
     /// Starts an exchange; the machine must be idle.
@@ -182,7 +198,7 @@ struct ExchangeStateMachine {
                                 response: .awaitingHead(sawInterimResponse: false), reused: start.reused,
                                 requestClosesConnection: start.requestClosesConnection, asksUpgrade: start.asksUpgrade,
                                 sendsAbsoluteForm: start.sendsAbsoluteForm, lastActivity: start.now,
-                                idleTimeout: start.idleTimeout, deadline: start.deadline)
+                                idleTimeout: start.idleTimeout, deadline: start.deadline, consumerPaused: start.consumerPaused)
         guard let length = start.wholeBodyLength else {
             state = .running(exchange)
             return .sendHeadThenStreamBody
@@ -245,16 +261,15 @@ struct ExchangeStateMachine {
     }
 
     /// The channel asks for a read: held back while parts wait for a paused consumer.
-    mutating func readRequested(consumerPaused: @autoclosure () -> Bool) -> Action {
-        guard case var .running(exchange) = state, !held.isEmpty || consumerPaused() else { return .read }
+    mutating func readRequested() -> Action {
+        guard case var .running(exchange) = state, !held.isEmpty || exchange.consumerPaused else { return .read }
         exchange.readHeld = true
         state = .running(exchange)
         return .none
     }
 
     /// A response part was read.
-    mutating func partRead(_ part: HTTPClientResponsePart, now: @autoclosure () -> NIODeadline,
-                           consumerPaused: @autoclosure () -> Bool) -> Action {
+    mutating func partRead(_ part: HTTPClientResponsePart, now: @autoclosure () -> NIODeadline) -> Action {
         guard case var .running(exchange) = state else { return unsolicitedInput() }
         if case let .endPending(keepAlive) = exchange.response {
             // Past the end of the response: the connection is not reused.
@@ -268,7 +283,7 @@ struct ExchangeStateMachine {
             exchange.lastActivity = now()
             state = .running(exchange)
         }
-        if !held.isEmpty || consumerPaused() {
+        if !held.isEmpty || exchange.consumerPaused {
             held.append(part)
             return .none
         }
@@ -281,26 +296,38 @@ struct ExchangeStateMachine {
         return finish(exchange, keepAlive: keepAlive)
     }
 
-    /// The consumer resumed reading: the next held part to deliver, or the read held back once
-    /// none is left. The handler calls it again after each delivery until it answers `.none`.
-    mutating func nextHeldPart(consumerPaused: @autoclosure () -> Bool) -> Action {
+    /// The consumer is not paused: the next held part to deliver, or the read held back once
+    /// none is left. The handler calls it again after each delivery until it answers `.none`,
+    /// which it also does as soon as a delivery paused the consumer.
+    mutating func nextHeldPart() -> Action {
         while !held.isEmpty {
-            guard isRunning, !consumerPaused() else { return .none }
+            guard case let .running(exchange) = state, !exchange.consumerPaused else { return .none }
             let action = receive(held.removeFirst(), fromRead: false)
             if case .none = action { continue }
             return action
         }
-        guard case var .running(exchange) = state, exchange.readHeld, !consumerPaused() else { return .none }
+        guard case var .running(exchange) = state, exchange.readHeld, !exchange.consumerPaused else { return .none }
         exchange.readHeld = false
         state = .running(exchange)
         return .read
     }
 
-    /// The consumer resumed reading: the idle gap restarts.
-    mutating func consumerResumed(now: NIODeadline) {
-        guard case var .running(exchange) = state else { return }
+    /// The consumer paused reading: from now on parts are held, reads are held back and the idle
+    /// gap stops. Nothing when no exchange is running (the exchange remembers it for the next).
+    mutating func consumerPaused() {
+        guard case var .running(exchange) = state, !exchange.consumerPaused else { return }
+        exchange.consumerPaused = true
+        state = .running(exchange)
+    }
+
+    /// The consumer resumed reading: the idle gap restarts. True when it had paused: held parts
+    /// and a held read are due (`nextHeldPart()`).
+    mutating func consumerResumed(now: NIODeadline) -> Bool {
+        guard case var .running(exchange) = state, exchange.consumerPaused else { return false }
+        exchange.consumerPaused = false
         exchange.lastActivity = now
         state = .running(exchange)
+        return true
     }
 
     private mutating func receive(_ part: HTTPClientResponsePart, fromRead: Bool) -> Action {
@@ -426,9 +453,9 @@ struct ExchangeStateMachine {
     // MARK: Timers, cancel, failures
 
     /// The idle timer fired at `now`.
-    mutating func idleTimerFired(now: NIODeadline, consumerPaused: @autoclosure () -> Bool) -> Action {
+    mutating func idleTimerFired(now: NIODeadline) -> Action {
         guard case let .running(exchange) = state else { return .none }
-        if consumerPaused() {
+        if exchange.consumerPaused {
             // A body paused by its consumer is not a quiet server: the gap restarts on resume.
             return .armIdleTimer(now + exchange.idleTimeout)
         }
