@@ -249,6 +249,33 @@ import Testing
         #expect(loop.hops.load(ordering: .relaxed) == 3)
     }
 
+    /// Once the connection switched protocols the handler runs no exchange: a WebSocket
+    /// connection's calls passed on to its handshake's exchange make no hop, nor does a cancel.
+    @Test func callsAfterTheSwitchMakeNoHop() throws {
+        let loop = HopCountingLoop(base: EmbeddedEventLoop())
+        let exchange = try Self.waitingExchange(Consumer())
+        let handler = ExchangeHandler(clock: ExchangeHandlerTests.LoopClock(loop: loop.base))
+        #expect(exchange.attach(to: NIOLoopBound(handler, eventLoop: loop)) == false)
+        exchange.handOver()
+
+        loop.isOnLoop.store(false, ordering: .relaxed)
+        exchange.pauseReading()
+        exchange.resumeReading()
+        exchange.cancel()
+        #expect(loop.hops.load(ordering: .relaxed) == 0)
+        #expect(!exchange.prepareRetry())
+        loop.isOnLoop.store(true, ordering: .relaxed)
+    }
+
+    @Test func switchingProtocolsHandsTheExchangeOver() throws {
+        let connection = try ExchangeHandlerTests.Connection()
+        let (exchange, recorder) = try connection.start(upgrade: ExchangeHandlerTests.TestUpgrade())
+        try connection.receive("HTTP/1.1 101 Switching Protocols\r\nUpgrade: test\r\nConnection: upgrade\r\n\r\n")
+        #expect(recorder.statusCode == 101)
+        // Running, it could go back to its pool; handed over, it cannot.
+        #expect(!exchange.prepareRetry())
+    }
+
     // MARK: Off the event loop, on a loop of its own thread
 
     /// The embedded async loop's time.

@@ -25,6 +25,10 @@ final class EngineExchange: TransportTask {
         case waiting(NIODeadline?)
         /// Running in a handler on its event loop.
         case running(NIOLoopBound<ExchangeHandler>)
+        /// The server switched protocols: the handler let go of the exchange, and its upgrade
+        /// reports the end. Read demand and cancel are the upgrade's business now (a WebSocket
+        /// connection still passes its calls on): they reach no handler.
+        case handedOver
         /// Completed.
         case ended
     }
@@ -77,7 +81,7 @@ final class EngineExchange: TransportTask {
                 return .leavePool
             case let .running(handler):
                 return .handler(handler)
-            case .ended:
+            case .handedOver, .ended:
                 return .none
             }
         }
@@ -179,9 +183,17 @@ final class EngineExchange: TransportTask {
             case .waiting, .created:
                 state.phase = .running(handler)
                 return state.wantsReadingPaused
-            case .running, .ended:
+            case .running, .handedOver, .ended:
                 return nil
             }
+        }
+    }
+
+    /// The connection switched protocols: the handler no longer runs the exchange.
+    func handOver() {
+        state.withLock { state in
+            guard case .running = state.phase else { return }
+            state.phase = .handedOver
         }
     }
 
@@ -198,7 +210,7 @@ final class EngineExchange: TransportTask {
             guard state.retries < (unprocessed ? Self.unprocessedRetryLimit : 1) else { return false }
             switch state.phase {
             case .running, .waiting: break
-            case .created, .ended: return false
+            case .created, .handedOver, .ended: return false
             }
             state.retries += 1
             // The pool sets the new wait's deadline.

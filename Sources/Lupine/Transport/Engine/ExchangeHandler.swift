@@ -346,6 +346,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func switchProtocols(head: HTTPResponseHead, read: Bool) {
         guard let exchange else { return }
         endExchange(read: read)
+        exchange.handOver()
         guard let owner, let upgrade = exchange.upgrade else {
             context?.close(promise: nil)
             exchange.finish(error: exchange.failure(.networkConnectionLost))
