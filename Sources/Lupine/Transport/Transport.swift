@@ -25,11 +25,12 @@ public protocol Transport: Sendable {
 ///
 /// Read demand: the consumer calls `pauseReading()` and `resumeReading()` strictly alternating,
 /// starting with `pauseReading()`, so each pause is answered by exactly one resume; the transport
-/// keeps a paused flag, no credit counters. Both may be called from any thread.
+/// keeps a paused flag, no credit counters, and ends in the state asked for last whatever the
+/// order in which calls from different threads reach it. Both may be called from any thread.
 /// - A pause called from inside an event callback of this exchange takes effect before the next
-///   event is delivered. Called from another thread it takes effect as soon as the transport's
-///   thread sees it: events decoded from bytes already read may still arrive (at most one socket
-///   read's worth).
+///   event is delivered. Called from another thread it takes effect when its one hop to the
+///   transport's thread runs: events decoded from bytes read before then may still arrive (a
+///   few socket reads' worth at most).
 /// - While paused the transport reads nothing more from the socket, so backpressure reaches the
 ///   peer. The idle timeout does not run while paused (the pause is the client's choice, not the
 ///   server's silence); the resource deadline does.
