@@ -10,7 +10,7 @@ import Testing
 /// or a socket.
 @Suite struct AttemptLedgerTests {
     @Test func anAttemptBeginsWithARecordAndATaskOnceItsURLRequestIsFinal() {
-        var machine = Self.preparing()
+        var machine = RequestStateMachineTests.preparing()
         #expect(machine.ledger.count == 1)
         #expect(machine.ledger.withCurrent { $0.number } == 0)
         // Its setup has not made the URLRequest yet: no task, nothing sent.
@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func aCancelledRequestGetsNoTask() {
-        var machine = Self.preparing()
+        var machine = RequestStateMachineTests.preparing()
         _ = machine.cancel()
         #expect(machine.taskBegins(identifier: 1, originalRequest: Self.request) == nil)
         #expect(machine.ledger.taskNumbers.isEmpty)
@@ -121,7 +121,7 @@ import Testing
     }
 
     @Test func anAttemptWhoseSetupFailedHasARecordButNoTask() {
-        var machine = Self.preparing()
+        var machine = RequestStateMachineTests.preparing()
         _ = machine.transferCompleted(error: .explicitlyCancelled, at: Self.date)
         _ = machine.scheduleRetry()
         _ = machine.beginRetry()
@@ -197,16 +197,9 @@ import Testing
         LazyHTTPResponse(url: try #require(request.url), head: TransportResponseHead(statusCode: 200, headerFields: []))
     }
 
-    static func preparing() -> RequestStateMachine {
-        var machine = RequestStateMachine()
-        _ = machine.resume(setupIsLazy: true)
-        _ = machine.beginSetup()
-        return machine
-    }
-
     /// A resumed request whose first attempt's task runs its first hop.
     static func exchanging() -> RequestStateMachine {
-        var machine = preparing()
+        var machine = RequestStateMachineTests.preparing()
         _ = machine.urlRequestReady(request)
         _ = machine.taskBegins(identifier: 1, originalRequest: request)
         _ = machine.hopWillStart(isRedirectHop: false) { nil }
