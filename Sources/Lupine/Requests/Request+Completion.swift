@@ -25,7 +25,9 @@ extension Request {
         // class or the cache answers at once: queued, as Alamofire would, never handed over.
         if usedNetwork, handOverCompletion(completion) { return }
         if let runner = session?.rootQueueRunner {
-            runner.async { self.completeTransfer(completion) }
+            // An answer from the network took a round trip: the caller has had that long to chain.
+            let callerWasInside = callerWasInsideAtStart.exchange(false, ordering: .sequentiallyConsistent) && !usedNetwork
+            runner.async { self.completeTransferOnceTheCallerHasLeft(completion, on: runner, callerWasInside: callerWasInside) }
         } else {
             underlyingQueue.async { self.completeTransfer(completion) }
         }
@@ -77,6 +79,29 @@ extension Request {
             runner.run(self, completion) { $0.completeTransfer($1) }
         } else {
             underlyingQueue.async { self.completeTransfer(completion) }
+        }
+    }
+
+    /// Runs `completeTransfer` once no caller is inside the handler call that started the request.
+    ///
+    /// A handler or validator chained right after the first handler must apply to the answer,
+    /// even one a URLProtocol stub or the cache gives at once. The request starts at once (as
+    /// Alamofire's does, from the root queue); it is the validators and serializers that wait
+    /// for the caller. On the usual path the caller left long before the answer came, and
+    /// nothing waits. A caller still inside (its thread set aside by the scheduler on a busy
+    /// machine, while the threads it woke answered), or seen inside when an instant answer's
+    /// request started, is looked at again a moment later, on a timer, so that the root queue's
+    /// thread sleeps and the caller runs; once it has left, the end waits one moment more, for
+    /// what the caller chains right after.
+    private func completeTransferOnceTheCallerHasLeft(_ completion: TransferCompletion, on runner: RootQueueRunner,
+                                                      callerWasInside: Bool) {
+        let callerIsInside = callersSchedulingStart.load(ordering: .sequentiallyConsistent) > 0
+        guard callerIsInside || callerWasInside else {
+            completeTransfer(completion)
+            return
+        }
+        runner.queue.asyncAfter(deadline: .now() + .microseconds(250)) {
+            runner.async { self.completeTransferOnceTheCallerHasLeft(completion, on: runner, callerWasInside: callerIsInside) }
         }
     }
 

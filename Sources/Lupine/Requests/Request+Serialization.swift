@@ -17,9 +17,9 @@ extension Request {
     /// The async API (`serializing...`, whose chain ends there) passes `startsOnCallingThread`:
     /// the request then leaves for the transport from the caller's thread when the root queue is
     /// free, the one hand-off into the pipeline. A closure handler keeps Alamofire's asynchronous
-    /// resume, so that a handler or validator chained right after it is in place before any
-    /// answer, even one a URLProtocol stub or the cache gives at once (see
-    /// `startOnceTheCallerHasLeft`).
+    /// resume; a handler or validator chained right after it is in place before the answer is
+    /// validated, even one a URLProtocol stub or the cache gives at once (see
+    /// `completeTransferOnceTheCallerHasLeft`).
     func appendResponseHandler(_ handler: QueuedResponseHandler, startsOnCallingThread: Bool) {
         let (mayResume, runNow) = mutableState.withLock { state in
             state.responseSerializers.append(handler)
@@ -35,7 +35,7 @@ extension Request {
         } else if let session {
             let runner = session.rootQueueRunner
             callersSchedulingStart.add(1, ordering: .sequentiallyConsistent)
-            runner.async { self.startOnceTheCallerHasLeft({ self.resumeIfAutomatic() }, on: runner, callerWasInside: false) }
+            runner.async { self.startNotingTheCaller() }
             callersSchedulingStart.subtract(1, ordering: .sequentiallyConsistent)
         } else {
             underlyingQueue.async { self.resumeIfAutomatic() }
@@ -49,27 +49,13 @@ extension Request {
         }
     }
 
-    /// Runs `start` on the root queue once no caller is inside the handler call that scheduled it.
-    ///
-    /// Waking the root queue's thread is where a caller on a busy machine loses its processor: the
-    /// scheduler favours the thread it wakes, and the threads that one wakes in turn, so a
-    /// URLProtocol stub's answer, a stored response, even a loopback round trip, could be
-    /// validated and handed to the first handler before the caller got back from that handler's
-    /// call to chain its `validate()` (a third of the runs of a 20-request loop, on 2 busy cores).
-    /// While the caller is still inside, the start is checked again a moment later, on a timer, so
-    /// that the root queue's thread sleeps and the caller runs; once the caller has left, it waits
-    /// one moment more, for what the caller chains right after. On the usual path the caller has
-    /// left long before the root queue runs this, and nothing waits.
-    private func startOnceTheCallerHasLeft(_ start: @escaping @Sendable () -> Void, on runner: RootQueueRunner,
-                                           callerWasInside: Bool) {
-        let callerIsInside = callersSchedulingStart.load(ordering: .sequentiallyConsistent) > 0
-        guard callerIsInside || callerWasInside else {
-            start()
-            return
+    /// Resumes the request (when automatic) from the root queue, noting whether the caller that
+    /// scheduled this is still inside that call (see `completeTransferOnceTheCallerHasLeft`).
+    private func startNotingTheCaller() {
+        if callersSchedulingStart.load(ordering: .sequentiallyConsistent) > 0 {
+            callerWasInsideAtStart.store(true, ordering: .sequentiallyConsistent)
         }
-        runner.queue.asyncAfter(deadline: .now() + .microseconds(250)) {
-            runner.async { self.startOnceTheCallerHasLeft(start, on: runner, callerWasInside: callerIsInside) }
-        }
+        resumeIfAutomatic()
     }
 
     /// Called by each serializer when its result is ready; `completion` dispatches it to the caller.

@@ -58,8 +58,11 @@ public class Request: @unchecked Sendable {
     /// Whether `eventMonitor(_:)` added monitors: until then an event reads no lock for them.
     let hasAddedMonitors = Synchronization.Atomic(false)
     /// Callers inside a response-handler call that scheduled the request's start (see
-    /// `appendResponseSerializer`): the start waits until they have left.
+    /// `appendResponseHandler`): the end of an exchange waits until they have left.
     let callersSchedulingStart = Synchronization.Atomic(0)
+    /// Whether the start ran while its caller was still inside the call that scheduled it: an
+    /// answer that comes at once then waits a moment for what that caller chains next.
+    let callerWasInsideAtStart = Synchronization.Atomic(false)
 
     init(context: RequestContext) {
         id = context.id
