@@ -91,9 +91,15 @@ for repetition in $(seq 1 "$repetitions"); do
             if sits_out "$scenario" "$client"; then continue; fi
             name="$scenario $client"
             echo "repetition $repetition: $name" >&2
-            swift package --package-path Benchmarks --allow-writing-to-directory "$results" \
-                benchmark --filter "^$name\$" --format jmh --path "$results/$repetition-${name// /_}" \
-                --no-progress --quiet >&2 || echo "failed: $name" >&2
+            # benchmark 1.38 on Swift 6.3 without its runtime interposer (a package this machine
+            # does not have) can crash in its runtime hooks now and then, leaving no export: one
+            # more try before the run counts as failed.
+            run_one() {
+                swift package --package-path Benchmarks --allow-writing-to-directory "$results" \
+                    benchmark --filter "^$name\$" --format jmh --path "$results/$repetition-${name// /_}" \
+                    --no-progress --quiet >&2
+            }
+            run_one || { echo "retrying: $name" >&2; run_one; } || echo "failed: $name" >&2
         done
     done
 done
