@@ -208,6 +208,29 @@ private func lines(of chunks: [Data]) -> [Substring] {
         #expect(order.current == ["head 200"])
     }
 
+    /// Each chunk shares the buffer it was read into. A caller that keeps the chunks of a drip
+    /// (small reads) keeps its connection's read buffers busy; the next response on that
+    /// connection, written by the server at once, still arrives as one chunk. With 64-byte reads it
+    /// arrived in pieces, and a JSON line reached its decoder as two halves, two failures.
+    @Test func bodyWrittenAtOnceIsOneChunkWhileTheCallerKeepsEarlierChunks() async throws {
+        let server = try await testServer()
+        let configuration = URLSessionConfiguration.af.default
+        configuration.httpMaximumConnectionsPerHost = 1
+        let session = Session(configuration: configuration)
+        let drip = session.streamRequest(server.url("/drip?numbytes=2000&duration=0.4"))
+        let dripped = await events { drip.responseStream(stream: $0) }
+        let keptChunks = dripped.compactMap(\.value)
+        #expect(keptChunks.reduce(0) { $0 + $1.count } == 2000)
+
+        let document = session.streamRequest(server.url("/json"))
+        let received = await events { document.responseStream(stream: $0) }
+        let chunks = received.compactMap(\.value)
+        #expect(chunks.count == 1, "chunk sizes \(chunks.map(\.count))")
+        #expect((try? JSONSerialization.jsonObject(with: chunks.reduce(Data(), +))) != nil)
+        #expect(received.last?.completion?.error == nil)
+        withExtendedLifetime(keptChunks) {}
+    }
+
     // MARK: Async
 
     @Test func streamingDataYieldsEveryChunkThenCompletes() async throws {

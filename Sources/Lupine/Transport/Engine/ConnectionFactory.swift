@@ -27,6 +27,14 @@ struct ConnectionFactory: Sendable {
         logger = configuration.logger
     }
 
+    /// The buffers a connection reads into: NIO's adaptive sizes, but never below the 2 KiB every
+    /// connection starts with. A body part shares its read buffer, and NIO reuses a read buffer only
+    /// once no part holds it; while a caller holds parts, each read takes a new buffer of the size
+    /// NIO adapted to, which a run of small reads (a drip, server-sent events) shrinks to 64 bytes.
+    /// Reads that small split a small response the server wrote at once, a JSON line among them,
+    /// into pieces no stream serializer can decode; URLSession hands such a body over whole.
+    static let readBuffers = AdaptiveRecvByteBufferAllocator(minimum: 2048, initial: 2048, maximum: 65536)
+
     /// A connect under way: the connection to come, and a way to give it up.
     struct Attempt {
         let connection: EventLoopFuture<any PooledConnection>
@@ -78,6 +86,7 @@ struct ConnectionFactory: Sendable {
             // A backstop only: the setup handler enforces the connect deadline on the engine's clock.
             .connectTimeout(connectTimeout + .seconds(1))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.recvAllocator, value: Self.readBuffers)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
