@@ -132,10 +132,17 @@ import Testing
         let clock = ManualEngineClock()
         let session = Session.onManualClock(clock)
         let request = session.request(server.url("/drip?numbytes=10&duration=1"), requestModifier: { $0.timeoutInterval = 2 })
+        // Suspended while the response handler holds the body, so the body is paused from its
+        // head on whatever the load: suspending once the test saw the head left a window of the
+        // drip's 1 s in which a slow test task found the body already complete.
+        let suspendedAtHead = Locked(false)
+        request.onHTTPResponse(on: .global()) { [weak request] _, completion in
+            request?.suspend()
+            suspendedAtHead.withValue { $0 = request != nil }
+            completion(.allow)
+        }
         let task = request.serializingData()
-        #expect(await waitUntil { request.response != nil })
-        // Suspending pauses the exchange's reading at once.
-        request.suspend()
+        #expect(await waitUntil { suspendedAtHead.current })
         clock.advance(by: .seconds(10))
         // The idle check ran, found the body paused and armed itself again.
         #expect(await clock.waitForTimers(dueWithin: .seconds(2)))
