@@ -9,9 +9,10 @@ import LupineTestServer
 /// in the order silence, reset, close, garbage, oversized, drip.
 ///
 /// A cell `ends` in exactly one outcome within its timeouts (a request timeout of 2 s, a resource
-/// timeout of 4 s, the connect and TLS handshake bounded by the request timeout), with no crash, no
-/// hang, no socket left open towards the server and no temporary file left behind. A cell that
-/// cannot happen on a path is `notApplicable`.
+/// timeout of 4 s, the connect and TLS handshake bounded by the request timeout; in the pool wait,
+/// a waiter that must outlast its occupant has 8 s), with no crash, no hang, no socket left open
+/// towards the server and no temporary file left behind. A cell that cannot happen on a path is
+/// `notApplicable`.
 extension FaultMatrixTests {
     static let table: [Row] = [
         // Plain HTTP/1.1.

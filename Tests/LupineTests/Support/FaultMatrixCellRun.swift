@@ -13,6 +13,11 @@ struct CellRun {
     static let requestTimeout: TimeInterval = 2
     /// The resource timeout: what ends a transfer that trickles forever.
     static let resourceTimeout: TimeInterval = 4
+    /// The timeouts of a waiter that must outlast the occupant of its connection (the pool-wait
+    /// cells where the occupant's connection ends): the waiter waits through the occupant's
+    /// connect and exchange, then makes its own, which a loaded machine stretched past 2 s.
+    static let outlastingRequestTimeout: TimeInterval = 8
+    static let outlastingResourceTimeout: TimeInterval = 10
     /// The size of the file uploaded in the request-body phase: more than the socket buffers hold
     /// while the server reads nothing.
     static let uploadBytes = 8 << 20
@@ -70,7 +75,11 @@ struct CellRun {
         let configuration = URLSessionConfiguration.af.default
         configuration.timeoutIntervalForRequest = requestTimeout
         configuration.timeoutIntervalForResource = resourceTimeout
-        if cell.phase == .poolWait { configuration.httpMaximumConnectionsPerHost = 1 }
+        if cell.phase == .poolWait {
+            configuration.httpMaximumConnectionsPerHost = 1
+            // Only the waiter's request timeout may end a silence; nothing needs the resource one.
+            configuration.timeoutIntervalForResource = outlastingResourceTimeout
+        }
         if let proxyPort {
             configuration.connectionProxyDictionary = path == .socks
                 ? ["SOCKSEnable": 1, "SOCKSProxy": "127.0.0.1", "SOCKSPort": proxyPort]
@@ -128,9 +137,30 @@ struct CellRun {
         // The occupant's own timeout is long: only the waiter's may end the silence.
         let occupant = session.request(url + "?occupant", requestModifier: { $0.timeoutInterval = 30 })
         let occupantTask = occupant.serializingData()
-        let waiter = await session.request(url + "?waiter").validate().serializingData().response
+        let waiterTimeout: TimeInterval
+        if cell.kind == .silence {
+            // Two requests made one after the other can reach the pool in either order (their
+            // setups hop through other queues, slowly on a loaded machine). A waiter first took the
+            // silent connection, and the occupant a healthy one left open after the cell. A silent
+            // occupant holds its connection for good: the waiter goes once the server has its request.
+            guard await waitUntil(timeout: 10, { server.requestsReceived >= 1 }) else {
+                occupant.cancel()
+                _ = await occupantTask.response
+                return Observed(outcome: .other("the occupant's request never reached the server"))
+            }
+            waiterTimeout = Self.requestTimeout
+        } else {
+            // Made at once, so that the waiter waits while the occupant's connection ends.
+            waiterTimeout = Self.outlastingRequestTimeout
+        }
+        let waiter = await session.request(url + "?waiter", requestModifier: { $0.timeoutInterval = waiterTimeout })
+            .validate().serializingData().response
         occupant.cancel()
-        _ = await occupantTask.response
+        let occupantResponse = await occupantTask.response
+        // The occupant's connection is the faulted one: served, it was not the occupant.
+        if occupantResponse.error == nil {
+            return Observed(outcome: .other("the occupant was served: the waiter took the faulted connection (waiter: \(FaultMatrixTests.Outcome(waiter.error)))"))
+        }
         return Observed(outcome: .init(waiter.error))
     }
 
