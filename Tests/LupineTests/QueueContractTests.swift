@@ -68,6 +68,27 @@ import Testing
         #expect(host.hits("/ok") == 1)
     }
 
+    /// The request does not wait for its caller to leave before it starts (it used to, on a
+    /// timer, costing most closure requests two 250 µs rounds): it reaches the stub while the
+    /// caller is still inside the handler call, and it is the answer's validation that waits, so
+    /// the validator chained once the caller goes on still applies.
+    @Test func requestStartsWhileItsCallerIsInsideAndItsValidationWaitsForTheCaller() async throws {
+        let host = StubURLProtocol.host()
+        host.stub("/ok", .respond(status: 200, chunks: [Data("body".utf8)]))
+        let session = Session(configuration: .stubbed())
+        let request = session.request(host.url("/ok"))
+        let outcome = Locked<AFError??>(nil)
+        request.callersSchedulingStart.add(1, ordering: .sequentiallyConsistent)
+        request.response { response in outcome.withValue { $0 = .some(response.error) } }
+        let startedWhileInside = await waitUntil(timeout: 10) { host.hits("/ok") == 1 }
+        request.validate(statusCode: [201])
+        request.callersSchedulingStart.subtract(1, ordering: .sequentiallyConsistent)
+        #expect(startedWhileInside, "the request waited for its caller to leave before it started")
+        #expect(await waitUntil { outcome.current != nil })
+        let error = outcome.current ?? nil
+        #expect(error?.responseCode == 200, "\(String(describing: error))")
+    }
+
     @Test func secondHandlerAddedRightAfterTheFirstRunsOnTheSameOutcome() async throws {
         let server = try await testServer()
         let url = server.url("/cached/contract?Cache-Control=max-age%3D60")
