@@ -68,10 +68,13 @@ import Testing
         func engineWillClose() {}
     }
 
-    /// The embedded loop's time.
+    /// A test loop's time: an embedded loop's, or that of a testing loop with a thread of its own.
     struct LoopClock: EngineClock {
-        let loop: EmbeddedEventLoop
-        var now: NIODeadline { loop.now }
+        private let readNow: @Sendable () -> NIODeadline
+        var now: NIODeadline { readNow() }
+
+        init(loop: EmbeddedEventLoop) { readNow = { loop.now } }
+        init(loop: NIOAsyncTestingEventLoop) { readNow = { loop.now } }
 
         func schedule(on eventLoop: any EventLoop, at deadline: NIODeadline, _ task: @escaping @Sendable () -> Void) -> Scheduled<Void> {
             eventLoop.scheduleTask(deadline: deadline, task)

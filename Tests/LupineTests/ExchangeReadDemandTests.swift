@@ -278,16 +278,6 @@ import Testing
 
     // MARK: Off the event loop, on a loop of its own thread
 
-    /// The embedded async loop's time.
-    struct AsyncLoopClock: EngineClock {
-        let loop: NIOAsyncTestingEventLoop
-        var now: NIODeadline { loop.now }
-
-        func schedule(on eventLoop: any EventLoop, at deadline: NIODeadline, _ task: @escaping @Sendable () -> Void) -> Scheduled<Void> {
-            eventLoop.scheduleTask(deadline: deadline, task)
-        }
-    }
-
     /// A connection's HTTP/1.1 handlers and its exchange handler on a loop with a thread of its
     /// own, so that the test's calls come from another thread, as a consumer's do.
     struct ThreadedConnection {
@@ -299,7 +289,7 @@ import Testing
             let loop = NIOAsyncTestingEventLoop()
             let channel = NIOAsyncTestingChannel(loop: loop)
             handler = try await loop.executeInContext {
-                let handler = ExchangeHandler(clock: AsyncLoopClock(loop: loop))
+                let handler = ExchangeHandler(clock: ExchangeHandlerTests.LoopClock(loop: loop))
                 try channel.pipeline.syncOperations.addHandlers([
                     HTTPRequestEncoder(),
                     ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes)),
