@@ -77,16 +77,23 @@ import Testing
         // The server builds the compressed body once; ask for it first so its cost is not measured.
         _ = await session.request(server.url("/gzip-bomb?size=1024"), requestModifier: { $0.timeoutInterval = 30 })
             .serializingData().response
-        let residentBefore = residentMemoryBytes()
+        // The process is shared with the tests running beside this one, and a neighbour's
+        // allocations show up as growth here (72 MB was seen on a loaded machine). A body decoded
+        // whole grows it by 1 GiB on every try: the smallest growth of up to three tries counts.
+        var smallestGrowth = Int.max
+        for _ in 0..<3 where smallestGrowth >= 64 << 20 {
+            let residentBefore = residentMemoryBytes()
+            let response = await session.request(server.url("/gzip-bomb?size=1024")).serializingData().response
+            let residentAfter = residentMemoryBytes()
 
-        let response = await session.request(server.url("/gzip-bomb?size=1024")).serializingData().response
-        let residentAfter = residentMemoryBytes()
-
-        #expect(response.error?.sessionTaskURLErrorCode == .cannotDecodeContentData)
-        // Stopped by the ratio limit, not by running out of time or memory.
-        #expect((response.error?.underlyingError as? URLError)?.localizedDescription.contains("ratio limit") == true)
-        if let residentBefore, let residentAfter {
-            #expect(residentAfter - residentBefore < 64 << 20)
+            #expect(response.error?.sessionTaskURLErrorCode == .cannotDecodeContentData)
+            // Stopped by the ratio limit, not by running out of time or memory.
+            #expect((response.error?.underlyingError as? URLError)?.localizedDescription.contains("ratio limit") == true)
+            guard let residentBefore, let residentAfter else { break }
+            smallestGrowth = min(smallestGrowth, residentAfter - residentBefore)
+        }
+        if smallestGrowth != Int.max {
+            #expect(smallestGrowth < 64 << 20)
         }
         #expect(await session.performsNormalRequest(on: server))
     }
