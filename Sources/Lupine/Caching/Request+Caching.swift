@@ -8,7 +8,7 @@ import FoundationNetworking
 extension Request {
     /// The request's cache handler, else the Session's, else none (store as proposed).
     var effectiveCachedResponseHandler: (any CachedResponseHandler)? {
-        cachedResponseHandler ?? session?.defaultCachedResponseHandler
+        cachedResponseHandler ?? defaults.cachedResponseHandler
     }
 
     /// A complete response to offer to the cache: the request of the hop that received it, and
@@ -22,7 +22,7 @@ extension Request {
     /// Offers the complete response `offer` describes to the cache; returns the disk write of
     /// what it stored, if any.
     func offerResponseToCache(_ offer: CacheOffer) -> HTTPCacheDiskStore.Write? {
-        guard let httpCache = session?.httpCache else { return nil }
+        guard let httpCache = defaults.httpCache else { return nil }
         let (response, error) = mutableState.withLock { ($0.machine.response, $0.machine.error) }
         // Only GET responses are stored (`HTTPCacheRules.isStorable`): the rest are turned down
         // before anything is built for them.
@@ -48,7 +48,7 @@ extension Request {
                                sentAs urlRequest: URLRequest,
                                requestTime: Date,
                                responseTime: Date) -> StoredResponse {
-        guard let httpCache = session?.httpCache else { return stored }
+        guard let httpCache = defaults.httpCache else { return stored }
         return httpCache.refresh(stored, notModifiedHeaders: ResponseHeaderFields.dictionary(from: head.headerFields),
                                  for: urlRequest, requestTime: requestTime, responseTime: responseTime)
     }

@@ -78,7 +78,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     override func didReceiveResponseHead(_ response: LazyHTTPResponse, task: any TransportTask) {
         let expected = response.expectedContentLength
         // A copy for the cache is kept only for a response the cache may take.
-        let cacheLimit = response.head.forbidsStoring ? 0 : session?.httpCache?.largestStorableBodySize ?? 0
+        let cacheLimit = response.head.forbidsStoring ? 0 : defaults.httpCache?.largestStorableBodySize ?? 0
         streamState.withLockedValue { state in
             state.receivedBytes = 0
             state.expectedBytes = expected

@@ -24,13 +24,10 @@ extension Request {
         // the one back to the caller); otherwise it is queued on the root queue. A URLProtocol
         // class or the cache answers at once: queued, as Alamofire would, never handed over.
         if usedNetwork, handOverCompletion(completion) { return }
-        if let runner = session?.rootQueueRunner {
-            // An answer from the network took a round trip: the caller has had that long to chain.
-            let callerWasInside = callerWasInsideAtStart.exchange(false, ordering: .sequentiallyConsistent) && !usedNetwork
-            runner.async { self.completeTransferOnceTheCallerHasLeft(completion, on: runner, callerWasInside: callerWasInside) }
-        } else {
-            underlyingQueue.async { self.completeTransfer(completion) }
-        }
+        let runner = defaults.rootQueueRunner
+        // An answer from the network took a round trip: the caller has had that long to chain.
+        let callerWasInside = callerWasInsideAtStart.exchange(false, ordering: .sequentiallyConsistent) && !usedNetwork
+        runner.async { self.completeTransferOnceTheCallerHasLeft(completion, on: runner, callerWasInside: callerWasInside) }
     }
 
     /// Hands the end of the exchange to a task that awaits the response, if one offered to run
@@ -75,11 +72,7 @@ extension Request {
         // Moved out, not copied then cleared: a copy of its fields costs more than the move.
         let completion = mutableState.withLock { $0.handedOverCompletion.take() }
         guard let completion else { return }
-        if let runner = session?.rootQueueRunner {
-            runner.run(self, completion) { $0.completeTransfer($1) }
-        } else {
-            underlyingQueue.async { self.completeTransfer(completion) }
-        }
+        defaults.rootQueueRunner.run(self, completion) { $0.completeTransfer($1) }
     }
 
     /// Runs `completeTransfer` once no caller is inside the handler call that started the request.
@@ -164,10 +157,7 @@ extension Request {
     /// Runs `work` on the root queue: at once when already there, else queued behind the work
     /// there (never entered synchronously: transports call it from their threads).
     func onRootQueue(_ work: @escaping @Sendable () -> Void) {
-        guard let runner = session?.rootQueueRunner else {
-            underlyingQueue.async(execute: work)
-            return
-        }
+        let runner = defaults.rootQueueRunner
         if runner.isCurrent {
             work()
         } else {
@@ -186,14 +176,13 @@ extension Request {
 
     /// Whether the calling thread runs on the root queue, where the request's queue work may run.
     var isOnUnderlyingQueue: Bool {
-        session?.rootQueueRunner.isCurrent ?? false
+        defaults.rootQueueRunner.isCurrent
     }
 
     /// Whether serialization may run at once: on the root queue, with the Session's own
     /// serialization queue (it targets the root queue).
     var canRunOnSerializationQueueNow: Bool {
-        guard let session else { return false }
-        return session.serializesOnRootQueue && session.rootQueueRunner.isCurrent
+        defaults.serializesOnRootQueue && defaults.rootQueueRunner.isCurrent
     }
 
     /// Runs `work` on the serialization queue: at once when on the root queue and the

@@ -191,7 +191,7 @@ extension Request {
         // Only an unsafe method's success invalidates (RFC 9111, section 4.4). At once when that
         // touches no file, as for a URL never stored.
         let invalidates: Bool
-        if let httpCache = session.httpCache,
+        if let httpCache = defaults.httpCache,
            HTTPCacheRules.invalidatesStoredResponse(method: urlRequest.httpMethod ?? "GET", statusCode: head.statusCode),
            let url = urlRequest.url {
             invalidates = !httpCache.invalidateWithoutTouchingFiles(url)
@@ -288,7 +288,7 @@ extension Request {
 
     /// The request's redirect handler, else the Session's, else none (follow).
     var effectiveRedirectHandler: (any RedirectHandler)? {
-        redirectHandler ?? session?.defaultRedirectHandler
+        redirectHandler ?? defaults.redirectHandler
     }
 }
 

@@ -30,21 +30,20 @@ extension Request {
             underlyingQueue.async { self.processNextResponseSerializer() }
         }
         guard mayResume else { return }
-        if startsOnCallingThread, let session {
-            session.rootQueueRunner.run(self) { $0.resumeIfAutomatic() }
-        } else if let session {
-            let runner = session.rootQueueRunner
+        let runner = defaults.rootQueueRunner
+        if startsOnCallingThread {
+            runner.run(self) { $0.resumeIfAutomatic() }
+        } else {
             callersSchedulingStart.add(1, ordering: .sequentiallyConsistent)
             runner.async { self.startNotingTheCaller() }
             callersSchedulingStart.subtract(1, ordering: .sequentiallyConsistent)
-        } else {
-            underlyingQueue.async { self.resumeIfAutomatic() }
         }
     }
 
     /// Resumes the request when the Session (or the request's own setting) says handlers do.
     private func resumeIfAutomatic() {
-        if shouldAutomaticallyResume ?? session?.startImmediately ?? false {
+        // A request whose Session is gone (deinitialized) does not start by itself.
+        if shouldAutomaticallyResume ?? (session != nil && defaults.startsImmediately) {
             resume()
         }
     }

@@ -36,6 +36,8 @@ public class Request: @unchecked Sendable {
     public var delegate: (any RequestDelegate)? { session }
     /// The Session that owns the request, through the narrow view the request needs (weak).
     private(set) weak var session: (any RequestSession)?
+    /// The Session's queues and fallbacks, read as values.
+    let defaults: RequestDefaults
 
     /// Body upload progress; zeroed on retry. The same object on every read.
     public var uploadProgress: Progress { uploadCounts.progress }
@@ -72,6 +74,7 @@ public class Request: @unchecked Sendable {
         session = context.session
         shouldAutomaticallyResume = context.shouldAutomaticallyResume
         defaultQueue = context.defaultQueue
+        defaults = context.defaults
         // Made in place: a local copy cost a copy and a destruction of the whole state.
         self.mutableState = Mutex(RequestMutableState(interceptor: context.interceptor))
     }
@@ -216,7 +219,8 @@ public class Request: @unchecked Sendable {
     /// Resumes the request; the first resume of a lazily set-up request starts its setup.
     @discardableResult
     public func resume() -> Self {
-        let setupIsLazy = session?.setsUpLazily ?? true
+        // Without its Session (deinitialized), a request waits as a lazy one does.
+        let setupIsLazy = session == nil || defaults.setsUpLazily
         let action = mutableState.withLock { state in
             let action = state.machine.resume(setupIsLazy: setupIsLazy)
             if action != .ignore { readDemand.record(.suspended, present: false) }
@@ -231,11 +235,7 @@ public class Request: @unchecked Sendable {
         case let .startExchange(urlRequest):
             // On the root queue: a hop reads the Session's storage and asks its URLProtocol
             // classes and trust manager, which must not run on an event loop.
-            if let runner = session?.rootQueueRunner {
-                runner.run(self, urlRequest) { $0.startExchange($1) }
-            } else {
-                startExchange(urlRequest)
-            }
+            defaults.rootQueueRunner.run(self, urlRequest) { $0.startExchange($1) }
         case .resumeExchange: notify(.didResumeExchange, about: self as Request) { $0.requestDidResumeExchange($1) }
         case .nothing: break
         }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// What every request of a Session is made with: its identity, its queues and monitors, the
-/// interceptor given to the Session's factory method, and the Session itself.
+/// interceptor given to the Session's factory method, the Session itself, and what the Session
+/// decided once for all its requests (`defaults`).
 struct RequestContext {
     var id = RequestIdentifiers.next()
     let underlyingQueue: DispatchQueue
@@ -12,4 +13,6 @@ struct RequestContext {
     let shouldAutomaticallyResume: Bool?
     /// Where handlers given the default queue run.
     let defaultQueue: DispatchQueue
+    /// The Session's queues and fallbacks, shared by all its requests.
+    let defaults: RequestDefaults
 }

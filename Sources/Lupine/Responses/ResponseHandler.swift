@@ -99,11 +99,7 @@ final class ResponseHandler<Reading: ResponseReading>: PendingResponse<Reading.R
             // The awaiting task is woken once the root-queue work delivering the response is
             // over: it then finds the root queue free for its next request. The response is read
             // then, once.
-            if let runner = request.session?.rootQueueRunner {
-                runner.afterCurrentWork(self)
-            } else {
-                runAfterRootQueueWork()
-            }
+            request.defaults.rootQueueRunner.afterCurrentWork(self)
         }
     }
 

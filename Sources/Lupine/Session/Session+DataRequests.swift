@@ -17,6 +17,6 @@ extension Session {
     func requestContext(interceptor: (any RequestInterceptor)?, shouldAutomaticallyResume: Bool?) -> RequestContext {
         RequestContext(underlyingQueue: rootQueue, serializationQueue: serializationQueue, eventMonitor: eventMonitor,
                        interceptor: interceptor, session: self, shouldAutomaticallyResume: shouldAutomaticallyResume,
-                       defaultQueue: callbackQueue)
+                       defaultQueue: callbackQueue, defaults: requestDefaults)
     }
 }

@@ -78,18 +78,8 @@ extension Session: RequestDelegate {
 }
 
 extension Session: RequestSession {
-    var setsUpLazily: Bool { requestSetup == .lazy }
-
-    var defaultRedirectHandler: (any RedirectHandler)? { redirectHandler }
-
-    var defaultCachedResponseHandler: (any CachedResponseHandler)? { cachedResponseHandler }
-
     func execute(_ transportRequest: TransportRequest, events: any TransportEvents) -> any TransportTask {
         transport.execute(transportRequest, events: events)
-    }
-
-    var webSocketEngine: ConnectionEngine {
-        engine ?? WebSocketConnection.standaloneEngine
     }
 
     /// Sets up the next attempt of `request` (on the root queue).

@@ -73,6 +73,8 @@ open class Session: @unchecked Sendable {
     let serializesOnRootQueue: Bool
     /// Runs the Session's root-queue work with as few thread hand-offs as the queue contract allows.
     let rootQueueRunner: RootQueueRunner
+    /// What every request of this Session is made with: its queues and fallbacks, made once.
+    let requestDefaults: RequestDefaults
     /// Where the Session reads the time and waits for delays (a retry's `retryWithDelay`): the
     /// engine's kind of clock, so that one clock a test moves forward drives the engine's
     /// deadlines and the Session's delays, and nothing sleeps.
@@ -183,6 +185,10 @@ open class Session: @unchecked Sendable {
         let monitorQueue = DispatchQueue(label: "\(serialRootQueue.label).eventMonitorQueue", target: serialRootQueue)
         let runner = RootQueueRunner(queue: serialRootQueue)
         rootQueueRunner = runner
+        requestDefaults = RequestDefaults(rootQueueRunner: runner, serializesOnRootQueue: serializationQueue == nil,
+                                          setsUpLazily: requestSetup == .lazy, startsImmediately: startRequestsImmediately,
+                                          redirectHandler: redirectHandler, cachedResponseHandler: cachedResponseHandler,
+                                          httpCache: httpCache, engine: engine)
         self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors + instruments.added, queue: serialRootQueue,
                                                   defaultMemberQueue: monitorQueue, rootQueueRunner: runner)
     }

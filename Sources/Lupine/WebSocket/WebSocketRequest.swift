@@ -111,7 +111,7 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
             return state.closeRequest
         }
         if let closeRequest { connection.prepareClose(closeRequest) }
-        connection.start(on: session.webSocketEngine)
+        connection.start(on: defaults.webSocketEngine)
         return connection
     }
 
