@@ -16,7 +16,7 @@ extension Request {
         guard mutableState.withLock({ $0.machine.mayAnswerChallenge() }) else { return nil }
         ThreadContract.userCode("the credential storage")
         let stored = challenge.protectionSpace(for: url).flatMap { space in
-            session?.sessionConfiguration.urlCredentialStorage.flatMap { Self.storedCredential(for: space, in: $0) }
+            delegate?.sessionConfiguration.urlCredentialStorage.flatMap { Self.storedCredential(for: space, in: $0) }
         }
         guard let credential = credential ?? stored else { return nil }
         return challenge.answer(urlRequest, with: credential)

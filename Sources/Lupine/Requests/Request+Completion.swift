@@ -198,19 +198,18 @@ extension Request {
     // MARK: Retry and finish
 
     func retryOrFinish(error: AFError?) {
-        guard let error, !isCancelled, let session else {
+        guard let error, !isCancelled, let environment else {
             finish()
             return
         }
-        session.retryResult(for: self, dueTo: error) { result in
+        environment.decideRetry(of: self, dueTo: error) { result in
             switch result {
-            case .doNotRetry:
-                self.finish()
             case let .doNotRetryWithError(retryError):
                 // Session.retryResult has wrapped it in .requestRetryFailed already.
                 self.finish(error: retryError.asAFError ?? .requestRetryFailed(retryError: retryError, originalError: error))
-            case .retry, .retryWithDelay:
-                session.retryRequest(self, withDelay: result.delay)
+            case .doNotRetry, .retry, .retryWithDelay:
+                // A retry is the environment's to schedule; it never comes here.
+                self.finish()
             }
         }
     }
@@ -239,7 +238,7 @@ extension Request {
         downloadCounts.set(total: 0, completed: 0)
         resetForRetry()
         notify(.isRetrying, about: self as Request) { $0.requestIsRetrying($1) }
-        session?.setUpRetry(of: self)
+        environment?.prepareAttempt(of: self)
     }
 
     /// Ends the request: records `error`, reports it, and runs the response serializers.

@@ -87,40 +87,30 @@ extension Request {
     /// task: a redirect hop replaces the attempt's entry with the request it sends (both read the
     /// attempt's record in the ledger).
     func startExchange(_ urlRequest: URLRequest, isRedirectHop: Bool = false) {
-        guard let session else {
+        guard let environment else {
             finish(error: .sessionDeinitialized)
             return
         }
-        // The Session's header fields are added to what is sent; the URLRequest with them merged
-        // in is made only if something reads it.
-        let outgoing = session.outgoingRequest(for: urlRequest)
-        guard usesHTTPCache else {
-            sendHop(outgoing, cacheAction: nil, isRedirectHop: isRedirectHop, on: session)
-            return
-        }
-        // A task (the async API's caller, which starts its request itself) reads no file: when
-        // only the cache's disk can answer, it is read on the disk's threads, and the hop goes
-        // on from the root queue.
-        let mayReadTheDisk = !ThreadContract.isInTask && !ThreadContract.isOnEventLoop
-        if let cacheAction = session.cacheAction(for: outgoing, allowingDiskIO: mayReadTheDisk) {
-            sendHop(outgoing, cacheAction: cacheAction, isRedirectHop: isRedirectHop, on: session)
-            return
-        }
-        DiskIO.run {
-            let cacheAction = session.cacheAction(for: outgoing, allowingDiskIO: true) ?? .load
-            self.onRootQueue { self.sendHop(outgoing, cacheAction: cacheAction, isRedirectHop: isRedirectHop, on: session) }
-        }
+        // The Session adds its header fields and asks its cache, on the disk's threads when only
+        // the disk can tell; the hop goes on in `sendHop`.
+        environment.planHop(sending: urlRequest, for: self, isRedirectHop: isRedirectHop)
     }
 
-    /// Sends `outgoing` as one hop of the current attempt, or answers it from the cache.
-    private func sendHop(_ outgoing: OutgoingRequest, cacheAction: HTTPCacheAction?, isRedirectHop: Bool,
-                         on session: any RequestSession) {
+    /// Sends the hop `plan` describes, as one hop of the current attempt, or answers it from the
+    /// cache. Called by the environment's `planHop`, on the root queue.
+    func sendHop(_ plan: HopPlan, isRedirectHop: Bool) {
+        guard let environment else {
+            finish(error: .sessionDeinitialized)
+            return
+        }
+        let outgoing = plan.outgoing, cacheAction = plan.cacheAction
         let replayed = cacheAction?.replayed
-        // A URLProtocol class of the Session may answer in place of the network (any scheme it
-        // accepts, and no TLS: no trust evaluation).
-        let urlProtocolClass = session.urlProtocolClass(for: outgoing, request: self)
+        // The attempt's deadline is taken as its first hop starts, not when it was planned (the
+        // plan may have waited for the cache's disk).
         let (start, credential) = mutableState.withLock { state in
-            (state.machine.hopWillStart(isRedirectHop: isRedirectHop, deadline: session.attemptDeadline), state.credential)
+            (state.machine.hopWillStart(isRedirectHop: isRedirectHop,
+                                        deadline: { plan.attemptDuration.map { Date(timeIntervalSinceNow: $0) } }),
+             state.credential)
         }
         guard case let .send(hopID, deadline) = start else {
             // Cancelled just before sending: the request's error is already `.explicitlyCancelled`;
@@ -131,19 +121,14 @@ extension Request {
             ])))
             return
         }
-        // A stored response that answers without the network needs no transport request.
-        var transportRequest: TransportRequest?
+        // The environment asks its URLProtocol classes (`canInit`) as it prepares the hop, so a hop
+        // cancelled before it starts, or failing the checks below, asks none; the outcome is the
+        // same as when they were asked first.
+        var prepared: PreparedHop
         do {
             try URLRequest.lupineValidateHeaderFields(outgoing.headerFields)
             if case .fail? = cacheAction { throw Self.cacheMissError(for: outgoing.url) }
-            if replayed == nil {
-                transportRequest = try session.transportRequest(for: outgoing.base, headerFields: outgoing.headerFields,
-                                                                body: transportBody(for: outgoing.base), deadline: deadline,
-                                                                schemes: urlProtocolClass == nil ? supportedURLSchemes : [],
-                                                                conditionalHeaders: cacheAction?.conditionalHeaders ?? [],
-                                                                credential: credential,
-                                                                evaluatesTrust: urlProtocolClass == nil)
-            }
+            prepared = try environment.prepareHop(plan, for: self, start: StartedHop(deadline: deadline, credential: credential))
         } catch {
             let afError = error.asAFError ?? .sessionTaskFailed(error: URLError(.badURL))
             didCompleteTransfer(error: afError)
@@ -152,25 +137,24 @@ extension Request {
         mutableState.withLock { $0.machine.hopWillSend(outgoing) }
         // A redirect hop continues the attempt's exchange, as it continues a URLSession task.
         if !isRedirectHop { notify(.didResumeExchange, about: self as Request) { $0.requestDidResumeExchange($1) } }
-        if let answer = proxyAuthorizationAnswer(for: transportRequest?.proxy) { transportRequest?.proxy?.authorization = answer }
-        let exchange = RequestExchange(request: self, hopID: hopID, outgoing: outgoing, proxy: transportRequest?.proxy,
+        if let answer = proxyAuthorizationAnswer(for: prepared.transportRequest?.proxy) {
+            prepared.transportRequest?.proxy?.authorization = answer
+        }
+        let exchange = RequestExchange(request: self, hopID: hopID, outgoing: outgoing, proxy: prepared.transportRequest?.proxy,
                                        cacheAction: cacheAction)
         // A fresh stored response answers without the network, through the same exchange events.
         let replay = replayed.map { CacheReplayTask(stored: $0, events: exchange, queue: underlyingQueue) }
         let task: any TransportTask
         if let replay {
             task = replay
-        } else if let transportRequest {
-            task = urlProtocolClass.map { protocolClass in
-                session.urlProtocolTransport(protocolClass, for: outgoing.urlRequest, request: self, cacheAction: cacheAction)
-                    .execute(transportRequest, events: exchange)
-            } ?? openExchange(transportRequest, on: session, events: exchange)
+        } else if let transportRequest = prepared.transportRequest {
+            task = openExchange(transportRequest, of: prepared, on: environment, events: exchange)
         } else {
-            // Not reached: without a replay, the transport request was made above.
+            // Not reached: without a replay, the environment prepared a transport request.
             didCompleteTransfer(error: .sessionTaskFailed(error: URLError(.badURL)))
             return
         }
-        let usesNetwork = replay == nil && urlProtocolClass == nil
+        let usesNetwork = replay == nil && prepared.urlProtocolClass == nil
         let cancelled = mutableState.withLock { $0.machine.hopDidStart(hopID, task: task, usesNetwork: usesNetwork) }
         // Paused at once when a reason is in force (a hop that starts while suspended). Not when
         // the exchange already ended, from inside `execute` or on the transport's thread.
@@ -179,30 +163,11 @@ extension Request {
         replay?.start()
     }
 
-    /// What a response head from the network asks of the Session's storage, redirect hops and
-    /// challenges included: its cookies stored, and, for a success answering an unsafe method, what
-    /// the cache holds for the URL invalidated. Nil when it asks nothing, as most heads do: that
-    /// is decided from the head alone, on the transport's thread. The work runs on the root queue
-    /// (the storage is the user's and may touch the disk), queued before the end of the hop, so
-    /// that the next hop and the handlers see its effect.
+    /// What a response head from the network asks of the Session's storage (see
+    /// `RequestEnvironment.recordHead`): nil when nothing, else the work to run on the root queue
+    /// before the end of the hop, so that the next hop and the handlers see its effect.
     func storageWork(forHeadFromNetwork head: TransportResponseHead, sentAs urlRequest: URLRequest) -> (@Sendable () -> Void)? {
-        guard let session else { return nil }
-        let setsCookies = head.headerFields.contains { $0.name.lupineEqualsIgnoringASCIICase("Set-Cookie") }
-        // Only an unsafe method's success invalidates (RFC 9111, section 4.4). At once when that
-        // touches no file, as for a URL never stored.
-        let invalidates: Bool
-        if let httpCache = defaults.httpCache,
-           HTTPCacheRules.invalidatesStoredResponse(method: urlRequest.httpMethod ?? "GET", statusCode: head.statusCode),
-           let url = urlRequest.url {
-            invalidates = !httpCache.invalidateWithoutTouchingFiles(url)
-        } else {
-            invalidates = false
-        }
-        guard setsCookies || invalidates else { return nil }
-        return {
-            if setsCookies { session.storeCookies(from: head, for: urlRequest) }
-            if invalidates { session.invalidateCachedResponse(after: head, for: urlRequest) }
-        }
+        environment?.recordHead(head, sentAs: urlRequest)
     }
 
     func exchangeDidSendRequest(_ outgoing: OutgoingRequest) {

@@ -29,16 +29,28 @@ extension Request {
     /// answered; the answer is then recorded for the next hop. Asks the credential storage.
     func answersProxyChallenge(failure: URLError, proxy: TransportProxy?) -> Bool {
         guard failure.code == .userAuthenticationRequired, let proxy, proxy.kind == .http,
-              let session else { return false }
+              let configuration = delegate?.sessionConfiguration else { return false }
         ThreadContract.userCode("the credential storage")
         guard mutableState.withLock({ $0.machine.mayAnswerProxyChallenge() }),
-              let credential = credential ?? session.storedProxyCredential(for: proxy),
+              let credential = credential ?? Self.storedProxyCredential(for: proxy, in: configuration.urlCredentialStorage),
               let user = credential.user, let password = credential.password else { return false }
         let authorization = TransportProxy.basicAuthorization(user: user, password: password)
         // The same answer again would be refused again.
         guard authorization != proxy.authorization else { return false }
         mutableState.withLock { $0.proxyAuthorizations[Self.key(of: proxy)] = authorization }
         return true
+    }
+
+    /// The credential stored for `proxy` in the Session's credential storage: one whose
+    /// protection space is a proxy space on the proxy's host and port (any realm, since the
+    /// `CONNECT` refusal does not reach Lupine with its challenge).
+    static func storedProxyCredential(for proxy: TransportProxy, in storage: URLCredentialStorage?) -> URLCredential? {
+        guard let storage else { return nil }
+        let space = storage.allCredentials.keys.first { space in
+            space.isProxy() && space.host.lowercased() == proxy.host.lowercased() && space.port == proxy.port
+        }
+        guard let space else { return nil }
+        return storage.defaultCredential(for: space) ?? storage.credentials(for: space)?.values.first
     }
 
     private static func key(of proxy: TransportProxy) -> String {

@@ -43,7 +43,7 @@ extension Request {
     /// Resumes the request when the Session (or the request's own setting) says handlers do.
     private func resumeIfAutomatic() {
         // A request whose Session is gone (deinitialized) does not start by itself.
-        if shouldAutomaticallyResume ?? (session != nil && defaults.startsImmediately) {
+        if shouldAutomaticallyResume ?? (environment != nil && defaults.startsImmediately) {
             resume()
         }
     }
@@ -118,21 +118,17 @@ extension Request {
     /// failed was asked about once when its attempt ended): Alamofire asks for each serializer's
     /// failure, so a retrier counting its calls, or changing its answer, sees the same calls here.
     func completeSerialization<Reading: ResponseReading>(failure serializationError: AFError?, handler: ResponseHandler<Reading>) {
-        guard let serializationError, !isCancelled, let session else {
+        guard let serializationError, !isCancelled, let environment else {
             responseHandlerDidComplete(.step(handler))
             return
         }
-        session.retryResult(for: self, dueTo: serializationError) { retryResult in
-            switch retryResult {
-            case .doNotRetry:
-                self.responseHandlerDidComplete(.step(handler))
-            case let .doNotRetryWithError(retryError):
+        environment.decideRetry(of: self, dueTo: serializationError) { retryResult in
+            if case let .doNotRetryWithError(retryError) = retryResult {
                 handler.replaceResult(with: retryError.asAFError
                     ?? .requestRetryFailed(retryError: retryError, originalError: serializationError))
-                self.responseHandlerDidComplete(.step(handler))
-            case .retry, .retryWithDelay:
-                session.retryRequest(self, withDelay: retryResult.delay)
             }
+            // A retry is the environment's to schedule; it never comes here.
+            self.responseHandlerDidComplete(.step(handler))
         }
     }
 }

@@ -33,9 +33,10 @@ public class Request: @unchecked Sendable {
     /// Per-request override of `Session.startRequestsImmediately`; nil defers to the Session.
     public let shouldAutomaticallyResume: Bool?
     /// The Session that owns the request (weak).
-    public var delegate: (any RequestDelegate)? { session }
-    /// The Session that owns the request, through the narrow view the request needs (weak).
-    private(set) weak var session: (any RequestSession)?
+    public var delegate: (any RequestDelegate)? { environment?.requestDelegate }
+    /// The Session that owns the request, through the narrow view the request needs (weak); a
+    /// test double in the tests.
+    private(set) weak var environment: (any RequestEnvironment)?
     /// The Session's queues and fallbacks, read as values.
     let defaults: RequestDefaults
 
@@ -71,7 +72,7 @@ public class Request: @unchecked Sendable {
         underlyingQueue = context.underlyingQueue
         serializationQueue = context.serializationQueue
         sessionMonitor = context.eventMonitor
-        session = context.session
+        environment = context.environment
         shouldAutomaticallyResume = context.shouldAutomaticallyResume
         defaultQueue = context.defaultQueue
         defaults = context.defaults
@@ -220,7 +221,7 @@ public class Request: @unchecked Sendable {
     @discardableResult
     public func resume() -> Self {
         // Without its Session (deinitialized), a request waits as a lazy one does.
-        let setupIsLazy = session == nil || defaults.setsUpLazily
+        let setupIsLazy = environment == nil || defaults.setsUpLazily
         let action = mutableState.withLock { state in
             let action = state.machine.resume(setupIsLazy: setupIsLazy)
             if action != .ignore { readDemand.record(.suspended, present: false) }
@@ -231,7 +232,13 @@ public class Request: @unchecked Sendable {
         notify(.didResume, about: self as Request) { $0.requestDidResume($1) }
         attemptTaskDidFollowRequest(.resume)
         switch next {
-        case .startSetup: session?.readyToPerform(request: self)
+        case .startSetup:
+            // The setup runs on the root queue, once, as `Session.readyToPerform(request:)` runs it.
+            guard let environment else { break }
+            defaults.rootQueueRunner.run(self, environment) { request, environment in
+                guard request.beginSetup() else { return }
+                environment.prepareAttempt(of: request)
+            }
         case let .startExchange(urlRequest):
             // On the root queue: a hop reads the Session's storage and asks its URLProtocol
             // classes and trust manager, which must not run on an event loop.
@@ -264,8 +271,9 @@ public class Request: @unchecked Sendable {
 
     /// Starts one exchange on the Session's transport. A WebSocket request overrides it: its
     /// upgrade runs on a connection of the engine's own that leaves the pool after the 101.
-    func openExchange(_ transportRequest: TransportRequest, on session: any RequestSession, events: any TransportEvents) -> any TransportTask {
-        session.execute(transportRequest, events: events)
+    func openExchange(_ transportRequest: TransportRequest, of hop: PreparedHop, on environment: any RequestEnvironment,
+                      events: any TransportEvents) -> any TransportTask {
+        environment.execute(transportRequest, of: hop, for: self, events: events)
     }
 
     /// The body to send for `urlRequest`.
@@ -303,7 +311,7 @@ public class Request: @unchecked Sendable {
 
     /// The last step, once the request has finished and its serializers ran: the owner forgets it.
     func cleanup() {
-        session?.cleanup(after: self)
+        environment?.requestDidFinish(self)
     }
 
     /// Runs the validators added to the request (after a complete response).

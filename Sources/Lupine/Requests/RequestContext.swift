@@ -9,7 +9,8 @@ struct RequestContext {
     let serializationQueue: DispatchQueue
     let eventMonitor: CompositeEventMonitor?
     let interceptor: (any RequestInterceptor)?
-    let session: any RequestSession
+    /// The Session, through the narrow view its requests need (a test double in the tests).
+    let environment: any RequestEnvironment
     let shouldAutomaticallyResume: Bool?
     /// Where handlers given the default queue run.
     let defaultQueue: DispatchQueue

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// A Session makes one at its creation and hands it to each request in its `RequestContext`; the
 /// request reads these as values instead of asking its Session each time, so the environment it
-/// reaches its Session through (`RequestSession`) carries behaviour only. A test double makes its
+/// reaches its Session through (`RequestEnvironment`) carries behaviour only. A test double makes its
 /// own, around a queue of its own.
 final class RequestDefaults: Sendable {
     /// Runs the owner's root-queue work with as few thread hand-offs as the queue contract allows.

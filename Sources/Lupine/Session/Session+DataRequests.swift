@@ -16,7 +16,7 @@ extension Session {
     /// nothing: request state is lock-protected).
     func requestContext(interceptor: (any RequestInterceptor)?, shouldAutomaticallyResume: Bool?) -> RequestContext {
         RequestContext(underlyingQueue: rootQueue, serializationQueue: serializationQueue, eventMonitor: eventMonitor,
-                       interceptor: interceptor, session: self, shouldAutomaticallyResume: shouldAutomaticallyResume,
+                       interceptor: interceptor, environment: self, shouldAutomaticallyResume: shouldAutomaticallyResume,
                        defaultQueue: callbackQueue, defaults: requestDefaults)
     }
 }

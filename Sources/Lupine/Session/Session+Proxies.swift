@@ -31,16 +31,4 @@ extension Session {
         headerFields.removeAll(where: isProxyAuthorization)
         return proxy
     }
-
-    /// The credential stored for `proxy` in the configuration's credential storage: one whose
-    /// protection space is a proxy space on the proxy's host and port (any realm, since the
-    /// `CONNECT` refusal does not reach Lupine with its challenge).
-    func storedProxyCredential(for proxy: TransportProxy) -> URLCredential? {
-        guard let storage = configuration.urlCredentialStorage else { return nil }
-        let space = storage.allCredentials.keys.first { space in
-            space.isProxy() && space.host.lowercased() == proxy.host.lowercased() && space.port == proxy.port
-        }
-        guard let space else { return nil }
-        return storage.defaultCredential(for: space) ?? storage.credentials(for: space)?.values.first
-    }
 }

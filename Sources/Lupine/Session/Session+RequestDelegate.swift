@@ -76,14 +76,3 @@ extension Session: RequestDelegate {
         }
     }
 }
-
-extension Session: RequestSession {
-    func execute(_ transportRequest: TransportRequest, events: any TransportEvents) -> any TransportTask {
-        transport.execute(transportRequest, events: events)
-    }
-
-    /// Sets up the next attempt of `request` (on the root queue).
-    func setUpRetry(of request: Request) {
-        setUp(request)
-    }
-}

@@ -96,7 +96,8 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
     /// The opening request has no body.
     override func transportBody(for urlRequest: URLRequest) throws -> TransportRequestBody? { nil }
 
-    override func openExchange(_ transportRequest: TransportRequest, on session: any RequestSession, events: any TransportEvents) -> any TransportTask {
+    override func openExchange(_ transportRequest: TransportRequest, of hop: PreparedHop, on environment: any RequestEnvironment,
+                               events: any TransportEvents) -> any TransportTask {
         var handshakeRequest = transportRequest
         if let subprotocol = configuration.protocol,
            !handshakeRequest.headerFields.contains(where: { $0.name.lupineEqualsIgnoringASCIICase("Sec-WebSocket-Protocol") }) {
