@@ -100,6 +100,24 @@ struct RequestWithoutSessionTests {
         #expect(environment.recorded.sent.count == 1)
     }
 
+    @Test func freshStoredResponseIsReplayedWithoutTheNetwork() async throws {
+        let url = try #require(URL(string: Self.address))
+        let stored = StoredResponse(entry: HTTPCacheEntry(statusCode: 200, headerFields: ["Cache-Control": "max-age=60"],
+                                                          requestTime: Date(), responseTime: Date(), varyValues: [:]),
+                                    data: Data("from the cache".utf8), storagePolicy: .allowed)
+        let environment = ScriptedEnvironment(exchanges: [], cacheActions: [.replay(stored)])
+        let request = environment.dataRequest(url)
+
+        let (response, events) = await Self.run(request, in: environment)
+
+        #expect(response.value == Data("from the cache".utf8))
+        #expect(response.response?.statusCode == 200)
+        #expect(response.response?.value(forHTTPHeaderField: "Age") != nil)
+        #expect(environment.recorded.sent.isEmpty)
+        #expect(environment.recorded.recordedHeads.isEmpty)
+        #expect(events == ["resume", "finish"])
+    }
+
     @Test func challengeIsAnsweredWithTheRequestsCredential() async throws {
         let url = try #require(URL(string: Self.address))
         let environment = ScriptedEnvironment(exchanges: [
@@ -168,6 +186,27 @@ struct RequestWithoutSessionTests {
     }
 }
 
+extension RequestWithoutSessionTests {
+    @Test func suspendedMidBodyTheRequestCompletesOnceResumed() async throws {
+        let url = try #require(URL(string: Self.address))
+        let environment = ScriptedEnvironment(exchanges: [
+            [Self.head(200, ["Content-Length": "10"]), Self.body("first"),
+             .perform { request in
+                 request.suspend()
+                 DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) { request.resume() }
+             },
+             Self.body("after"), .complete(nil)],
+        ])
+        let request = environment.dataRequest(url)
+
+        let (response, events) = await Self.run(request, in: environment)
+
+        #expect(response.value == Data("firstafter".utf8))
+        #expect(environment.recorded.sent.count == 1)
+        #expect(events == ["resume", "suspend", "resume", "finish"])
+    }
+}
+
 /// Records the lifetime events of a request, in the order its queue receives them.
 private final class LifetimeMonitor: EventMonitor {
     let queue: DispatchQueue
@@ -181,6 +220,7 @@ private final class LifetimeMonitor: EventMonitor {
 
     func requestDidResume(_ request: Request) { recorded.withLockedValue { $0.append("resume") } }
     func requestIsRetrying(_ request: Request) { recorded.withLockedValue { $0.append("retrying") } }
+    func requestDidSuspend(_ request: Request) { recorded.withLockedValue { $0.append("suspend") } }
     func requestDidCancel(_ request: Request) { recorded.withLockedValue { $0.append("cancel") } }
     func requestDidFinish(_ request: Request) { recorded.withLockedValue { $0.append("finish") } }
 }
