@@ -18,6 +18,12 @@ struct RequestWithoutSessionTests {
         .head(statusCode, fields.sorted { $0.key < $1.key }.map { HTTPHeader(name: $0.key, value: $0.value) })
     }
 
+    /// A 200 response as the cache holds it, stored just now.
+    private static func stored(_ body: String, _ fields: [String: String]) -> StoredResponse {
+        let entry = HTTPCacheEntry(statusCode: 200, headerFields: fields, requestTime: Date(), responseTime: Date(), varyValues: [:])
+        return StoredResponse(entry: entry, data: Data(body.utf8), storagePolicy: .allowed)
+    }
+
     /// The caller's view of a finished request: the response, and the monitor events seen.
     private static func run(_ request: DataRequest, in environment: ScriptedEnvironment)
         async -> (response: DataResponse<Data, AFError>, events: [String]) {
@@ -82,10 +88,7 @@ struct RequestWithoutSessionTests {
 
     @Test func notModifiedRevalidationDeliversTheStoredResponse() async throws {
         let url = try #require(URL(string: Self.address))
-        let stored = StoredResponse(entry: HTTPCacheEntry(statusCode: 200,
-                                                          headerFields: ["ETag": "\"v1\"", "Cache-Control": "no-cache"],
-                                                          requestTime: Date(), responseTime: Date(), varyValues: [:]),
-                                    data: Data("stored body".utf8), storagePolicy: .allowed)
+        let stored = Self.stored("stored body", ["ETag": "\"v1\"", "Cache-Control": "no-cache"])
         let environment = ScriptedEnvironment(exchanges: [
             [Self.head(304, ["ETag": "\"v1\""]), .complete(nil)],
         ], cacheActions: [.revalidate(stored, conditionalHeaders: [HTTPHeader(name: "If-None-Match", value: "\"v1\"")])])
@@ -102,9 +105,7 @@ struct RequestWithoutSessionTests {
 
     @Test func freshStoredResponseIsReplayedWithoutTheNetwork() async throws {
         let url = try #require(URL(string: Self.address))
-        let stored = StoredResponse(entry: HTTPCacheEntry(statusCode: 200, headerFields: ["Cache-Control": "max-age=60"],
-                                                          requestTime: Date(), responseTime: Date(), varyValues: [:]),
-                                    data: Data("from the cache".utf8), storagePolicy: .allowed)
+        let stored = Self.stored("from the cache", ["Cache-Control": "max-age=60"])
         let environment = ScriptedEnvironment(exchanges: [], cacheActions: [.replay(stored)])
         let request = environment.dataRequest(url)
 

@@ -68,12 +68,10 @@ open class Session: @unchecked Sendable {
     /// True when `requestQueue` is the Session's own, which targets the root queue: URLRequests are
     /// then made on the root queue directly, saving a hand-off per request with the same ordering.
     let setsUpOnRootQueue: Bool
-    /// True when `serializationQueue` is the Session's own, which targets the root queue: response
-    /// serializers then run on the root queue directly, saving hand-offs with the same ordering.
-    let serializesOnRootQueue: Bool
     /// Runs the Session's root-queue work with as few thread hand-offs as the queue contract allows.
     let rootQueueRunner: RootQueueRunner
-    /// What every request of this Session is made with: its queues and fallbacks, made once.
+    /// What every request of this Session is made with: its queues and fallbacks, made once
+    /// (whether serializers may run on the root queue directly is decided there).
     let requestDefaults: RequestDefaults
     /// Where the Session reads the time and waits for delays (a retry's `retryWithDelay`): the
     /// engine's kind of clock, so that one clock a test moves forward drives the engine's
@@ -173,7 +171,6 @@ open class Session: @unchecked Sendable {
         self.requestQueue = requestQueue ?? DispatchQueue(label: "\(serialRootQueue.label).requestQueue", target: serialRootQueue)
         setsUpOnRootQueue = requestQueue == nil
         self.serializationQueue = serializationQueue ?? DispatchQueue(label: "\(serialRootQueue.label).serializationQueue", target: serialRootQueue)
-        serializesOnRootQueue = serializationQueue == nil
         self.interceptor = interceptor
         self.serverTrustManager = serverTrustManager
         self.redirectHandler = redirectHandler
