@@ -24,13 +24,16 @@ struct RequestWithoutSessionTests {
         return StoredResponse(entry: entry, data: Data(body.utf8), storagePolicy: .allowed)
     }
 
-    /// The caller's view of a finished request: the response, and the monitor events seen.
+    /// The caller's view of a finished request: the response, and the monitor events seen. Checks
+    /// the environment was called on its root queue only.
     private static func run(_ request: DataRequest, in environment: ScriptedEnvironment)
         async -> (response: DataResponse<Data, AFError>, events: [String]) {
         let monitor = LifetimeMonitor(queue: environment.rootQueue)
         request.eventMonitor(monitor)
         let response = await request.serializingData().response
         await environment.drain()
+        // Every call but `recordHead` comes from the root queue, as the protocol promises.
+        #expect(environment.recorded.callsOffTheRootQueue.isEmpty)
         return (response, monitor.events)
     }
 

@@ -26,6 +26,9 @@ final class ScriptedEnvironment: RequestEnvironment {
         var retryQuestions: [AFError] = []
         /// Requests that finished and were let go.
         var finished = 0
+        /// The requirements called off the root queue, which the protocol forbids for all but
+        /// `recordHead`.
+        var callsOffTheRootQueue: [String] = []
     }
 
     private struct Script {
@@ -80,6 +83,7 @@ final class ScriptedEnvironment: RequestEnvironment {
     var requestDelegate: (any RequestDelegate)? { nil }
 
     func prepareAttempt(of request: Request) {
+        noteQueue(of: "prepareAttempt")
         record.withLockedValue { $0.attempts += 1 }
         guard let convertible = request.urlRequestConvertible else {
             request.finish(error: .createURLRequestFailed(error: URLError(.unsupportedURL)))
@@ -95,6 +99,7 @@ final class ScriptedEnvironment: RequestEnvironment {
     }
 
     func planHop(sending urlRequest: URLRequest, for request: Request, isRedirectHop: Bool) {
+        noteQueue(of: "planHop")
         beforeHop?(request)
         let cacheAction: HTTPCacheAction? = request.usesHTTPCache ? script.withLockedValue { $0.cacheActions.popFirst() ?? .load } : nil
         let outgoing = OutgoingRequest(base: urlRequest, adding: [], sessionFieldsAlone: [:])
@@ -102,6 +107,7 @@ final class ScriptedEnvironment: RequestEnvironment {
     }
 
     func prepareHop(_ plan: HopPlan, for request: Request, start: StartedHop) throws -> PreparedHop {
+        noteQueue(of: "prepareHop")
         guard plan.cacheAction?.replayed == nil else { return PreparedHop(plan: plan, urlProtocolClass: nil) }
         let base = plan.outgoing.base
         guard let url = base.url else { throw AFError.sessionTaskFailed(error: URLError(.badURL)) }
@@ -115,6 +121,7 @@ final class ScriptedEnvironment: RequestEnvironment {
 
     func execute(_ transportRequest: TransportRequest, of hop: PreparedHop, for request: Request,
                  events: any TransportEvents) -> any TransportTask {
+        noteQueue(of: "execute")
         record.withLockedValue { $0.sent.append(transportRequest) }
         let steps = script.withLockedValue { $0.exchanges.popFirst() } ?? [.complete(URLError(.cannotConnectToHost))]
         let task = ScriptedTransportTask(steps: steps, events: events, request: request)
@@ -130,6 +137,7 @@ final class ScriptedEnvironment: RequestEnvironment {
     /// Answers with the next scripted answer; a retry is scheduled as a Session schedules it,
     /// without its delay.
     func decideRetry(of request: Request, dueTo error: AFError, ifNotRetried: @escaping @Sendable (RetryResult) -> Void) {
+        noteQueue(of: "decideRetry")
         record.withLockedValue { $0.retryQuestions.append(error) }
         let answer = script.withLockedValue { $0.retryAnswers.popFirst() } ?? .doNotRetry
         rootQueue.async {
@@ -147,7 +155,16 @@ final class ScriptedEnvironment: RequestEnvironment {
     }
 
     func requestDidFinish(_ request: Request) {
+        noteQueue(of: "requestDidFinish")
         record.withLockedValue { $0.finished += 1 }
+    }
+}
+
+extension ScriptedEnvironment {
+    /// Records `requirement` when it was called off the root queue.
+    private func noteQueue(of requirement: String) {
+        guard !defaults.rootQueueRunner.isCurrent else { return }
+        record.withLockedValue { $0.callsOffTheRootQueue.append(requirement) }
     }
 }
 
