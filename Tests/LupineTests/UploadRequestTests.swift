@@ -235,7 +235,8 @@ import Testing
 
     /// A body in memory that the caller asks to send chunked: the chunks and their terminator go
     /// out (the end of a chunked body carries bytes, unlike the end of a body of known length), in
-    /// 1 MiB slices past that size, and the upload's progress and monitor events report it sent.
+    /// slices past 64 KiB (64 KiB, then 1 MiB each), and the upload's progress and monitor events
+    /// report it sent.
     @Test(arguments: [1_000, 300_000, 2_500_000])
     func dataUploadTheCallerAsksToSendChunkedArrivesWhole(count: Int) async throws {
         let server = try await testServer()
