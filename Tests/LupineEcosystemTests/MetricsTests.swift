@@ -53,8 +53,9 @@ import Testing
     @Test func aRequestWithoutAResponseCountsAsStatusClassNone() async throws {
         let metrics = TestMetrics()
         let session = session(recordingTo: metrics)
-        let port = try closedLoopbackPort()
-        _ = await session.request("http://127.0.0.1:\(port)/").serializingData().response
+        let refusing = try RefusingLoopbackPort()
+        defer { refusing.close() }
+        _ = await session.request(refusing.url("/")).serializingData().response
         #expect(await waitUntil {
             metrics.counterTotal(label: "lupine_http_client_requests_total", dimensions: [("method", "GET"), ("status_class", "none")]) == 1
         })

@@ -116,8 +116,9 @@ struct EchoClient {
     }
 
     @Test func failuresWithoutAResponseAreThrownAsTheRequestsAFError() async throws {
-        let port = try closedLoopbackPort()
-        let base = try #require(URL(string: "http://127.0.0.1:\(port)"))
+        let refusing = try RefusingLoopbackPort()
+        defer { refusing.close() }
+        let base = try #require(URL(string: refusing.url("")))
         let client = EchoClient(serverURL: base, transport: LupineClientTransport())
         await #expect {
             _ = try await client.get("/get")

@@ -138,8 +138,9 @@ import Tracing
     @Test func aTransportFailureNamesItsURLErrorCode() async throws {
         let tracer = InMemoryTracer()
         let session = session(tracing: tracer)
-        let port = try closedLoopbackPort()
-        _ = await session.request("http://127.0.0.1:\(port)/x").serializingData().response
+        let refusing = try RefusingLoopbackPort()
+        defer { refusing.close() }
+        _ = await session.request(refusing.url("/x")).serializingData().response
         let span = try #require(try await finishedSpans(tracer).first)
         #expect(span.attributes["error.type"]?.toSpanAttribute() == "cannotConnectToHost")
         #expect(span.attributes["http.response.status_code"] == nil)

@@ -27,7 +27,9 @@ import Testing
         let store = LogStore()
         let engine = Self.engine(logging: store)
         let session = Session(transport: engine)
-        let url = "http://127.0.0.1:\(try closedLoopbackPort())/get"
+        let refusing = try RefusingLoopbackPort()
+        defer { refusing.close() }
+        let url = refusing.url("/get")
         let codes = await withTaskGroup(of: URLError.Code?.self) { group in
             for _ in 0..<100 {
                 group.addTask { await session.request(url).serializingData().response.error?.sessionTaskURLErrorCode }
@@ -49,7 +51,9 @@ import Testing
             configuration.logger = Logger(label: "test.lupine.engine") { _ in InMemoryLogHandler(store: store) }
             configuration.logger.logLevel = .debug
         }
-        let url = "http://127.0.0.1:\(try closedLoopbackPort())/get"
+        let refusing = try RefusingLoopbackPort()
+        defer { refusing.close() }
+        let url = refusing.url("/get")
         let first = await session.request(url).serializingData().response
         #expect(first.error?.sessionTaskURLErrorCode == .cannotConnectToHost)
 

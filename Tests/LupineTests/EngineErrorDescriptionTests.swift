@@ -25,11 +25,12 @@ import Testing
     }
 
     @Test func refusedPortNamesTheHostAndPort() async throws {
-        let port = try closedLoopbackPort()
+        let refusing = try RefusingLoopbackPort()
+        defer { refusing.close() }
         let session = Session()
-        let response = await session.request("http://127.0.0.1:\(port)/get").serializingData().response
+        let response = await session.request(refusing.url("/get")).serializingData().response
         withExtendedLifetime(session) {}
-        check(response.error, code: .cannotConnectToHost, names: "127.0.0.1:\(port)")
+        check(response.error, code: .cannotConnectToHost, names: "127.0.0.1:\(refusing.port)")
     }
 
     @Test func unknownHostNamesTheHost() async throws {

@@ -169,8 +169,9 @@ import Testing
     @Test func credentialsInErrorDescriptionsAreRedacted() async throws {
         let store = LogStore()
         let session = Session(eventMonitors: [LoggingEventMonitor(logger: logger(into: store))])
-        let port = try closedLoopbackPort()
-        _ = await session.request("http://bob:pa55word@127.0.0.1:\(port)/x?token=t0k3n").serializingData().response
+        let refusing = try RefusingLoopbackPort()
+        defer { refusing.close() }
+        _ = await session.request("http://bob:pa55word@127.0.0.1:\(refusing.port)/x?token=t0k3n").serializingData().response
         #expect(await waitUntil { store.messages.contains { $0.hasPrefix("✗") } })
         #expect(!store.everything.contains("pa55word"))
         #expect(!store.everything.contains("t0k3n"))

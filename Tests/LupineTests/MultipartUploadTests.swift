@@ -73,11 +73,12 @@ import Testing
     }
 
     @Test func temporaryFileIsRemovedWhenTheUploadFails() async throws {
-        let port = try closedLoopbackPort()
+        let refusing = try RefusingLoopbackPort()
+        defer { refusing.close() }
         let form = MultipartFormData()
         form.append(patternedBytes(count: 10_000), withName: "blob", fileName: "blob.bin", mimeType: "application/octet-stream")
 
-        let request = AF.upload(multipartFormData: form, to: "http://127.0.0.1:\(port)/multipart", usingThreshold: 0)
+        let request = AF.upload(multipartFormData: form, to: refusing.url("/multipart"), usingThreshold: 0)
         let response = await request.serializingData().response
 
         #expect(response.error?.sessionTaskURLErrorCode == .cannotConnectToHost)

@@ -83,8 +83,10 @@ struct ServerSentEventTests {
     }
 
     @Test func givesUpAfterTheReconnectionLimit() async throws {
+        let refusing = try RefusingLoopbackPort()
+        defer { refusing.close() }
         let session = Session()
-        let url = "http://127.0.0.1:\(try closedLoopbackPort())/sse"
+        let url = refusing.url("/sse")
         do {
             for try await _ in session.serverSentEvents(from: url, reconnectionTime: 0.01, maximumReconnections: 2) {}
             Issue.record("no error")

@@ -22,11 +22,12 @@ import Testing
     /// response, by the pool's wait timer until the timer fired (60 s by default): at a steady rate
     /// of refused connections, memory grew by about 5 KiB per request for a minute's worth of them.
     @Test func requestWhoseConnectionWasRefusedIsReleasedAtOnce() async throws {
-        let port = try closedLoopbackPort()
+        let refusing = try RefusingLoopbackPort()
+        defer { refusing.close() }
         let session = Session()
         weak var released: DataRequest?
         do {
-            let request = session.request("http://127.0.0.1:\(port)/get")
+            let request = session.request(refusing.url("/get"))
             released = request
             let response = await request.serializingData().response
             #expect(response.error?.sessionTaskURLErrorCode == .cannotConnectToHost)

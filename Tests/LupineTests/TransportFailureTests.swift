@@ -15,11 +15,12 @@ import Testing
     // MARK: Connecting
 
     @Test func closedPortFailsWithCannotConnectToHost() async throws {
-        let port = try closedLoopbackPort()
+        let refusing = try RefusingLoopbackPort()
+        defer { refusing.close() }
         let session = Session()
         var response: AFDataResponse<Data>?
         let elapsed = await secondsElapsed {
-            response = await session.request("http://127.0.0.1:\(port)/get").serializingData().response
+            response = await session.request(refusing.url("/get")).serializingData().response
         }
 
         #expect(response?.error?.sessionTaskURLErrorCode == .cannotConnectToHost)
@@ -30,7 +31,9 @@ import Testing
     }
 
     @Test func concurrentRequestsToClosedPortAllFailAtOnce() async throws {
-        let port = try closedLoopbackPort()
+        let refusing = try RefusingLoopbackPort()
+        defer { refusing.close() }
+        let port = refusing.port
         let session = Session()
         var codes: [URLError.Code?] = []
         let elapsed = await secondsElapsed {

@@ -410,8 +410,10 @@ struct WebSocketRequestTests {
     }
 
     @Test func aClosedPortFailsWithCannotConnectToHost() async throws {
+        let refusing = try RefusingLoopbackPort()
+        defer { refusing.close() }
         let session = Session()
-        let request = session.webSocketRequest(to: "ws://127.0.0.1:\(try closedLoopbackPort())/websocket/echo")
+        let request = session.webSocketRequest(to: refusing.url("/websocket/echo", scheme: "ws"))
 
         let events = await webSocketEvents(of: request)
 

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import Lupine
 import LupineTestServer
 
@@ -50,25 +47,6 @@ func waitUntil(timeout: TimeInterval = 30, _ condition: @Sendable () -> Bool) as
         try? await Task.sleep(nanoseconds: 10_000_000)
     }
     return condition()
-}
-
-/// A loopback port nothing listens on: bound, then closed again.
-func closedLoopbackPort() throws -> Int {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard descriptor >= 0 else { throw POSIXError(.EBADF) }
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-            bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
-        }
-    }
-    guard bound else { throw POSIXError(.EADDRNOTAVAIL) }
-    return Int(UInt16(bigEndian: address.sin_port))
 }
 
 extension AFError {

@@ -25,6 +25,9 @@ struct CellRun {
     let cell: FaultMatrixTests.Cell
     let server: LupineFaultServer
     let proxy: LupineTestProxy?
+    /// The origin's port on a proxied path whose proxy fails at connect: never reached, and held
+    /// refusing until the cell ends so that nothing else answers there meanwhile.
+    let refusingOrigin: RefusingLoopbackPort?
     let session: Session
     let url: String
     /// The port the client connects to (the proxy's, on proxied paths).
@@ -90,12 +93,14 @@ struct CellRun {
             ? ServerTrustManager(evaluators: ["127.0.0.1": SharedTrustEvaluator(TestCATrustEvaluator(anchors: [try TLSFixture.certificate("ca.der")]))])
             : nil
         let session = Session(configuration: configuration, serverTrustManager: trust)
-        let originPort = proxyFails ? try closedLoopbackPort() : server.port
+        let refusingOrigin = proxyFails ? try RefusingLoopbackPort() : nil
+        let originPort = refusingOrigin?.port ?? server.port
         let scheme = path.isWebSocket ? "ws" : (path.usesTLS ? "https" : "http")
         let url = "\(scheme)://127.0.0.1:\(originPort)/\(cell.phase.rawValue)/\(cell.kind.rawValue)"
         let clientPort = proxyPort ?? server.port
         let queued = server.queuedClientPorts
-        return CellRun(cell: cell, server: server, proxy: proxy, session: session, url: url, clientPort: clientPort,
+        return CellRun(cell: cell, server: server, proxy: proxy, refusingOrigin: refusingOrigin, session: session,
+                       url: url, clientPort: clientPort,
                        baseline: ClientSockets.open(toPorts: [clientPort], excludingLocalPorts: queued) ?? [],
                        queuedClientPorts: queued)
     }
@@ -229,6 +234,7 @@ struct CellRun {
         #expect(leaked.isEmpty, "\(cell.testDescription): \(leaked.count) socket(s) still open after the Session shut down")
         try? await proxy?.shutdown()
         try? await server.shutdown()
+        refusingOrigin?.close()
     }
 }
 
