@@ -20,6 +20,9 @@ final class ScriptedEnvironment: RequestEnvironment {
         var attempts = 0
         /// The transport requests of the hops executed, in order.
         var sent: [TransportRequest] = []
+        /// The request bodies of the hops executed as the transport sent them, in order (nil for
+        /// none, or for a stream, which is not read).
+        var sentBodies: [Data?] = []
         /// The status codes of the heads recorded.
         var recordedHeads: [Int] = []
         /// The errors retry decisions were asked about.
@@ -92,6 +95,11 @@ final class ScriptedEnvironment: RequestEnvironment {
         do {
             let urlRequest = try convertible.asURLRequest()
             request.didCreateInitialURLRequest(urlRequest)
+            // An upload's body is made for each attempt, as a Session makes it (on the root queue here).
+            if request.createsBodyBeforeSending, let failure = request.createBody() {
+                request.didFailToCreateBody(with: failure)
+                return
+            }
             request.didCreateURLRequest(urlRequest)
         } catch {
             request.didFailToCreateURLRequest(with: error.asAFError ?? .createURLRequestFailed(error: error))
@@ -124,7 +132,9 @@ final class ScriptedEnvironment: RequestEnvironment {
         noteQueue(of: "execute")
         record.withLockedValue { $0.sent.append(transportRequest) }
         let steps = script.withLockedValue { $0.exchanges.popFirst() } ?? [.complete(URLError(.cannotConnectToHost))]
-        let task = ScriptedTransportTask(steps: steps, events: events, request: request)
+        let task = ScriptedTransportTask(steps: steps, events: events, request: request, body: transportRequest.body) { sent in
+            self.record.withLockedValue { $0.sentBodies.append(sent) }
+        }
         task.start()
         return task
     }

@@ -18,7 +18,8 @@ enum ScriptedStep: Sendable {
 }
 
 /// A `TransportTask` that plays scripted steps into the `TransportEvents` it is given, on a serial
-/// queue of its own, as a transport's thread would: the request sent, then the steps in order.
+/// queue of its own, as a transport's thread would: the request sent (its body read whole, as the
+/// wire would carry it, and reported to `bodySent`), then the steps in order.
 ///
 /// It keeps the transport's contract: events never overlap, reading paused from inside an event
 /// takes effect before the next one, and every exchange ends in exactly one completion; a
@@ -33,21 +34,49 @@ final class ScriptedTransportTask: TransportTask {
     private let steps: [ScriptedStep]
     private let events: any TransportEvents
     private let request: Request
+    private let body: TransportRequestBody?
+    private let bodySent: @Sendable (Data?) -> Void
     private let queue = DispatchQueue(label: "lupine.tests.scriptedTransport")
     private let playback = NIOLockedValueBox(Playback())
 
-    init(steps: [ScriptedStep], events: any TransportEvents, request: Request) {
+    /// - Parameters:
+    ///   - body: The request body the transport sends.
+    ///   - bodySent: Gets the bytes of `body` as sent (nil for none, or for a stream, which is not
+    ///     read), before the request is reported sent.
+    init(steps: [ScriptedStep], events: any TransportEvents, request: Request,
+         body: TransportRequestBody? = nil, bodySent: @escaping @Sendable (Data?) -> Void = { _ in }) {
         self.steps = steps
         self.events = events
         self.request = request
+        self.body = body
+        self.bodySent = bodySent
     }
 
     /// Starts playing, on the task's queue.
     func start() {
         queue.async {
+            let sent = self.sendBody()
+            self.bodySent(sent)
             self.events.transportDidSendRequest(self)
             self.play()
         }
+    }
+
+    /// Reads the body as the transport would send it, reporting the bytes sent; nil when there is
+    /// none or it is a stream. A file that cannot be read is sent as no bytes.
+    private func sendBody() -> Data? {
+        let sent: Data
+        switch body {
+        case nil, .stream?:
+            return nil
+        case let .data(data)?:
+            sent = data
+        case let .file(url)?:
+            sent = (try? Data(contentsOf: url)) ?? Data()
+        }
+        let count = Int64(sent.count)
+        events.transportDidSendBodyBytes(self, totalBytesSent: count, totalBytesExpectedToSend: count)
+        return sent
     }
 
     func cancel() {
