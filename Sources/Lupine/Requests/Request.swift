@@ -228,9 +228,12 @@ public class Request: @unchecked Sendable {
             return action
         }
         guard case let .resumed(then: next) = action else { return self }
-        readDemand.settle()
+        // Announced before reading resumes, as Alamofire queues `didResume` before the task's
+        // `resume()`: a paused exchange let go first could finish, and a monitor would see
+        // `requestDidFinish` before `requestDidResume`.
         notify(.didResume, about: self as Request) { $0.requestDidResume($1) }
         attemptTaskDidFollowRequest(.resume)
+        readDemand.settle()
         switch next {
         case .startSetup:
             // The setup runs on the root queue, once, as `Session.readyToPerform(request:)` runs it.
