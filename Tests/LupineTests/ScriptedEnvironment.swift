@@ -21,7 +21,7 @@ final class ScriptedEnvironment: RequestEnvironment {
         /// The transport requests of the hops executed, in order.
         var sent: [TransportRequest] = []
         /// The request bodies of the hops executed as the transport sent them, in order (nil for
-        /// none, or for a stream, which is not read).
+        /// none).
         var sentBodies: [Data?] = []
         /// The status codes of the heads recorded.
         var recordedHeads: [Int] = []

@@ -41,8 +41,8 @@ final class ScriptedTransportTask: TransportTask {
 
     /// - Parameters:
     ///   - body: The request body the transport sends.
-    ///   - bodySent: Gets the bytes of `body` as sent (nil for none, or for a stream, which is not
-    ///     read), before the request is reported sent.
+    ///   - bodySent: Gets the bytes of `body` as sent (nil for none), before the request is
+    ///     reported sent.
     init(steps: [ScriptedStep], events: any TransportEvents, request: Request,
          body: TransportRequestBody? = nil, bodySent: @escaping @Sendable (Data?) -> Void = { _ in }) {
         self.steps = steps
@@ -52,31 +52,61 @@ final class ScriptedTransportTask: TransportTask {
         self.bodySent = bodySent
     }
 
-    /// Starts playing, on the task's queue.
+    /// Starts playing, on the task's queue. A stream body is read first, in a Swift task, as the
+    /// transport reads one: its chunks are asynchronous.
     func start() {
-        queue.async {
-            let sent = self.sendBody()
-            self.bodySent(sent)
-            self.events.transportDidSendRequest(self)
-            self.play()
+        let sent: @Sendable (Data?) -> Void = { data in
+            self.queue.async {
+                // A cancel that ended the exchange while the body was read: nothing more is played.
+                guard !self.playback.withLockedValue({ $0.hasEnded }) else { return }
+                self.reportSent(data)
+                self.events.transportDidSendRequest(self)
+                self.play()
+            }
+        }
+        switch body {
+        case nil:
+            sent(nil)
+        case let .data(data)?:
+            sent(data)
+        case let .file(url)?:
+            // On the task's queue, as a transport reads a file off the caller's thread.
+            queue.async { sent((try? Data(contentsOf: url)) ?? Data()) }
+        case let .stream(_, nextChunk)?:
+            Task {
+                var read = Data()
+                do {
+                    while let chunk = try await nextChunk() { read.append(chunk) }
+                } catch {
+                    self.failSending(afterSending: read)
+                    return
+                }
+                sent(read)
+            }
         }
     }
 
-    /// Reads the body as the transport would send it, reporting the bytes sent; nil when there is
-    /// none or it is a stream. A file that cannot be read is sent as no bytes.
-    private func sendBody() -> Data? {
-        let sent: Data
-        switch body {
-        case nil, .stream?:
-            return nil
-        case let .data(data)?:
-            sent = data
-        case let .file(url)?:
-            sent = (try? Data(contentsOf: url)) ?? Data()
+    /// A stream body failed after `read`: the exchange ends as URLProtocolTransport ends it
+    /// (`.cannotOpenFile`), and nothing of the script is played.
+    private func failSending(afterSending read: Data) {
+        queue.async {
+            let ends = self.playback.withLockedValue { playback -> Bool in
+                defer { playback.hasEnded = true }
+                return !playback.hasEnded
+            }
+            guard ends else { return }
+            self.bodySent(read)
+            self.events.transportDidComplete(self, error: URLError(.cannotOpenFile))
         }
-        let count = Int64(sent.count)
+    }
+
+    /// Reports `data` as the body sent, with its upload progress when there is one. A file that
+    /// cannot be read is sent as no bytes.
+    private func reportSent(_ data: Data?) {
+        bodySent(data)
+        guard let data else { return }
+        let count = Int64(data.count)
         events.transportDidSendBodyBytes(self, totalBytesSent: count, totalBytesExpectedToSend: count)
-        return sent
     }
 
     func cancel() {
