@@ -177,3 +177,48 @@ struct UploadRequestWithoutSessionTests {
         #expect(environment.recorded.sentBodies == [Self.body, Self.body])
     }
 }
+
+// MARK: A stream body
+
+extension UploadRequestWithoutSessionTests {
+    @Test func aStreamBodyIsReadAndSent() async throws {
+        let url = try #require(URL(string: Self.address))
+        let environment = ScriptedEnvironment(exchanges: [Self.accepted])
+        let request = environment.uploadRequest(UploadRequest.Uploadable.stream(InputStream(data: Self.body)), to: url)
+
+        let (response, _) = await Self.run(request, in: environment)
+
+        #expect(response.value == Data("accepted".utf8))
+        #expect(environment.recorded.sentBodies == [Self.body])
+    }
+
+    @Test func aRetryOfAStreamBodySendsWhatTheStreamStillGives() async throws {
+        let url = try #require(URL(string: Self.address))
+        let environment = ScriptedEnvironment(exchanges: [[.complete(URLError(.networkConnectionLost))], Self.accepted],
+                                              retryAnswers: [.retry])
+        let request = environment.uploadRequest(UploadRequest.Uploadable.stream(InputStream(data: Self.body)), to: url)
+
+        let (response, _) = await Self.run(request, in: environment)
+
+        // The stream is read once (UploadRequest.Uploadable.stream): the retry sends what it still
+        // gives, nothing here, instead of failing to open it again.
+        #expect(response.error == nil)
+        #expect(response.value == Data("accepted".utf8))
+        #expect(environment.recorded.sentBodies == [Self.body, Data()])
+    }
+
+    @Test func aTemporaryRedirectOfAStreamBodySendsWhatTheStreamStillGives() async throws {
+        let url = try #require(URL(string: Self.address))
+        let environment = ScriptedEnvironment(exchanges: [
+            [.head(307, fields: ["Location": "https://api.example.test/uploads/v2", "Content-Length": "0"]), .complete(nil)],
+            Self.accepted,
+        ])
+        let request = environment.uploadRequest(UploadRequest.Uploadable.stream(InputStream(data: Self.body)), to: url)
+
+        let (response, _) = await Self.run(request, in: environment)
+
+        #expect(response.error == nil)
+        #expect(environment.recorded.sent.map(\.url.path) == ["/uploads", "/uploads/v2"])
+        #expect(environment.recorded.sentBodies == [Self.body, Data()])
+    }
+}

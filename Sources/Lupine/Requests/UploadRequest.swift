@@ -45,6 +45,9 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         var replaced: Uploadable?
         /// Set by `cleanup()`: an Uploadable created afterwards is removed at once.
         var isCleanedUp = false
+        /// The reader of the stream Uploadable sent last, and which stream it reads (the reader
+        /// holds its stream, so no other stream can have that identifier meanwhile).
+        var streamChunks: (stream: ObjectIdentifier, chunks: InputStreamChunks)?
     }
 
     private let uploadState = Mutex(UploadState())
@@ -104,9 +107,24 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
             // Monitors get the stream to observe it; only the transport reads it.
             nonisolated(unsafe) let stream = stream
             notify(.didProvideInputStream) { $0.request(self, didProvideInputStream: stream) }
-            return InputStreamChunks(stream).transportBody(for: urlRequest)
+            return streamChunks(reading: stream).transportBody(for: urlRequest)
         case nil:
             return try super.transportBody(for: urlRequest)
+        }
+    }
+
+    /// The reader of `stream`: one for every hop and attempt that sends this stream, so that a
+    /// redirect or a retry sends what the stream still gives. A reader of its own would open the
+    /// stream again, which a stream already read and closed refuses: the hop would fail with
+    /// `.cannotOpenFile`.
+    private func streamChunks(reading stream: InputStream) -> InputStreamChunks {
+        let identifier = ObjectIdentifier(stream)
+        nonisolated(unsafe) let stream = stream
+        return uploadState.withLock { state in
+            if let kept = state.streamChunks, kept.stream == identifier { return kept.chunks }
+            let chunks = InputStreamChunks(stream)
+            state.streamChunks = (identifier, chunks)
+            return chunks
         }
     }
 
