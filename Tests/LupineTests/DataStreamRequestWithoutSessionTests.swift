@@ -186,3 +186,24 @@ struct DataStreamRequestWithoutSessionTests {
         }
     }
 }
+
+extension DataStreamRequestWithoutSessionTests {
+    @Test func suspendedMidStreamTheRestArrivesInOrderOnceResumed() async throws {
+        let url = try #require(URL(string: Self.address))
+        let environment = ScriptedEnvironment(exchanges: [
+            [.head(200), .text("one"),
+             .perform { request in
+                 request.suspend()
+                 DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) { request.resume() }
+             },
+             .text("two"), .text("three"), .complete(nil)],
+        ])
+        let request = environment.dataStreamRequest(url)
+
+        let (seen, events) = await Self.stream(request, in: environment)
+
+        #expect(seen.events == ["chunk:one", "chunk:two", "chunk:three", "complete"])
+        #expect(seen.completion?.error == nil)
+        #expect(events.prefix(2) == ["resume", "suspend"])
+    }
+}

@@ -285,3 +285,97 @@ extension DownloadRequestWithoutSessionTests {
         #expect(await Self.leaveNoTemporaryFile([first, resumed]))
     }
 }
+
+// MARK: Redirects, challenges, validation, suspension
+
+extension DownloadRequestWithoutSessionTests {
+    @Test func aRedirectsBodyNeverReachesTheFile() async throws {
+        let url = try #require(URL(string: Self.address))
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let destination = scratch.file("archive.bin")
+        let environment = ScriptedEnvironment(exchanges: [
+            [.head(302, fields: ["Location": "https://mirror.example.test/archive.bin", "Content-Length": "9"]), .text("elsewhere"),
+             .complete(nil)],
+            [.head(200, fields: ["Content-Length": "7"]), .text("archive"), .complete(nil)],
+        ])
+        let request = environment.downloadRequest(url, to: { _, _ in (destination, []) })
+
+        let (response, _) = await Self.run(request, in: environment)
+
+        #expect(response.error == nil)
+        #expect(response.response?.url?.host == "mirror.example.test")
+        #expect(contents(of: destination) == Data("archive".utf8))
+        #expect(environment.recorded.sent.map(\.url.host) == ["files.example.test", "mirror.example.test"])
+        #expect(await Self.leaveNoTemporaryFile([request]))
+    }
+
+    @Test func aChallengesBodyNeverReachesTheFile() async throws {
+        let url = try #require(URL(string: Self.address))
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let destination = scratch.file("archive.bin")
+        let environment = ScriptedEnvironment(exchanges: [
+            [.head(401, fields: ["WWW-Authenticate": "Basic realm=\"files\"", "Content-Length": "11"]), .text("who are you"),
+             .complete(nil)],
+            [.head(200, fields: ["Content-Length": "7"]), .text("archive"), .complete(nil)],
+        ])
+        let request = environment.downloadRequest(url, to: { _, _ in (destination, []) })
+        request.authenticate(username: "user", password: "secret")
+
+        let (response, _) = await Self.run(request, in: environment)
+
+        #expect(response.error == nil)
+        #expect(contents(of: destination) == Data("archive".utf8))
+        let answer = environment.recorded.sent.last?.headerFields.first { $0.name == "Authorization" }
+        #expect(answer?.value == "Basic " + Data("user:secret".utf8).base64EncodedString())
+        #expect(await Self.leaveNoTemporaryFile([request]))
+    }
+
+    @Test func anUnacceptableStatusFailsValidationWithTheFileAtItsDestination() async throws {
+        let url = try #require(URL(string: Self.address))
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let destination = scratch.file("archive.bin")
+        let environment = ScriptedEnvironment(exchanges: [
+            [.head(404, fields: ["Content-Length": "9"]), .text("not found"), .complete(nil)],
+        ])
+        let request = environment.downloadRequest(url, to: { _, _ in (destination, []) }).validate()
+
+        let (response, _) = await Self.run(request, in: environment)
+
+        // As in Alamofire: the file is moved before the validators run, and stays.
+        #expect(response.error?.responseCode == 404)
+        #expect(response.fileURL == destination)
+        #expect(contents(of: destination) == Data("not found".utf8))
+        // The retriers are asked about the validation failure (again for each serializer, as in Alamofire).
+        #expect(!environment.recorded.retryQuestions.isEmpty)
+        #expect(environment.recorded.retryQuestions.allSatisfy { $0.responseCode == 404 })
+        #expect(await Self.leaveNoTemporaryFile([request]))
+    }
+
+    @Test func suspendedMidBodyTheDownloadCompletesItsFileOnceResumed() async throws {
+        let url = try #require(URL(string: Self.address))
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let destination = scratch.file("archive.bin")
+        let environment = ScriptedEnvironment(exchanges: [
+            [.head(200, fields: ["Content-Length": "10"]), .text("first"),
+             .perform { request in
+                 request.suspend()
+                 DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) { request.resume() }
+             },
+             .text("after"), .complete(nil)],
+        ])
+        let request = environment.downloadRequest(url, to: { _, _ in (destination, []) })
+
+        let (response, events) = await Self.run(request, in: environment)
+
+        #expect(response.error == nil)
+        #expect(contents(of: destination) == Data("firstafter".utf8))
+        // The order of the second resume and the finish is not checked: see RequestWithoutSessionTests.
+        #expect(events.prefix(2) == ["resume", "suspend"])
+        #expect(events.sorted() == ["finish", "resume", "resume", "suspend"])
+        #expect(await Self.leaveNoTemporaryFile([request]))
+    }
+}
