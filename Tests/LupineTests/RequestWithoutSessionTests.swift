@@ -3,7 +3,6 @@ import Foundation
 import FoundationNetworking
 #endif
 @testable import Lupine
-import NIOConcurrencyHelpers
 import Testing
 
 /// A real `DataRequest` driven through its whole pipeline by `ScriptedEnvironment`: no Session,
@@ -28,7 +27,7 @@ struct RequestWithoutSessionTests {
     /// the environment was called on its root queue only.
     private static func run(_ request: DataRequest, in environment: ScriptedEnvironment)
         async -> (response: DataResponse<Data, AFError>, events: [String]) {
-        let monitor = LifetimeMonitor(queue: environment.rootQueue)
+        let monitor = RequestEventRecorder(queue: environment.rootQueue)
         request.eventMonitor(monitor)
         let response = await request.serializingData().response
         await environment.drain()
@@ -209,22 +208,4 @@ extension RequestWithoutSessionTests {
         #expect(environment.recorded.sent.count == 1)
         #expect(events == ["resume", "suspend", "resume", "finish"])
     }
-}
-
-/// Records the lifetime events of a request, in the order its queue receives them.
-private final class LifetimeMonitor: EventMonitor {
-    let queue: DispatchQueue
-    private let recorded = NIOLockedValueBox<[String]>([])
-
-    init(queue: DispatchQueue) {
-        self.queue = queue
-    }
-
-    var events: [String] { recorded.withLockedValue { $0 } }
-
-    func requestDidResume(_ request: Request) { recorded.withLockedValue { $0.append("resume") } }
-    func requestIsRetrying(_ request: Request) { recorded.withLockedValue { $0.append("retrying") } }
-    func requestDidSuspend(_ request: Request) { recorded.withLockedValue { $0.append("suspend") } }
-    func requestDidCancel(_ request: Request) { recorded.withLockedValue { $0.append("cancel") } }
-    func requestDidFinish(_ request: Request) { recorded.withLockedValue { $0.append("finish") } }
 }
