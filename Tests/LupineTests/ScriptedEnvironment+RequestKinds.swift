@@ -26,6 +26,17 @@ extension ScriptedEnvironment {
                              context: requestContext())
     }
 
+    /// A POST of `form` to `url`, encoded in memory up to `threshold` bytes and to a file in
+    /// `fileManager`'s temporary directory above it.
+    func uploadRequest(multipartFormData form: MultipartFormData, usingThreshold threshold: UInt64, to url: URL,
+                       fileManager: FileManager) -> UploadRequest {
+        var urlRequest = URLRequest(url: url)
+        urlRequest.httpMethod = "POST"
+        let upload = MultipartUpload(multipartFormData: form, encodingMemoryThreshold: threshold, request: urlRequest,
+                                     fileManager: fileManager)
+        return UploadRequest(convertible: upload, fileManager: fileManager, context: requestContext())
+    }
+
     /// A stream request for `url`.
     func dataStreamRequest(_ url: URL) -> DataStreamRequest {
         DataStreamRequest(convertible: URLRequest(url: url), automaticallyCancelOnStreamError: false, context: requestContext())

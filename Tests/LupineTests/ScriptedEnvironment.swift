@@ -95,14 +95,33 @@ final class ScriptedEnvironment: RequestEnvironment {
         do {
             let urlRequest = try convertible.asURLRequest()
             request.didCreateInitialURLRequest(urlRequest)
-            // An upload's body is made for each attempt, as a Session makes it (on the root queue here).
-            if request.createsBodyBeforeSending, let failure = request.createBody() {
-                request.didFailToCreateBody(with: failure)
+            guard request.createsBodyBeforeSending else {
+                request.didCreateURLRequest(urlRequest)
                 return
             }
-            request.didCreateURLRequest(urlRequest)
+            createBody(thenSend: urlRequest, for: request)
         } catch {
             request.didFailToCreateURLRequest(with: error.asAFError ?? .createURLRequestFailed(error: error))
+        }
+    }
+
+    /// Makes an upload's body for the attempt as a Session makes it: a multipart form that reads or
+    /// writes files on the disk's threads, then back on the root queue; any other on the root queue.
+    private func createBody(thenSend urlRequest: URLRequest, for request: Request) {
+        let finish: @Sendable (AFError?) -> Void = { failure in
+            if let failure {
+                request.didFailToCreateBody(with: failure)
+            } else {
+                request.didCreateURLRequest(urlRequest)
+            }
+        }
+        guard request.createsBodyOnDisk else {
+            finish(request.createBody())
+            return
+        }
+        DiskIO.run {
+            let failure = request.createBody()
+            self.defaults.rootQueueRunner.async { finish(failure) }
         }
     }
 

@@ -222,3 +222,74 @@ extension UploadRequestWithoutSessionTests {
         #expect(environment.recorded.sentBodies == [Self.body, Data()])
     }
 }
+
+// MARK: A multipart form
+
+extension UploadRequestWithoutSessionTests {
+    /// A FileManager whose temporary directory is a scratch directory of the test's, so that a form
+    /// encoded to disk leaves nothing in the machine's temporary directory.
+    private final class ScratchFileManager: FileManager, @unchecked Sendable {
+        let scratch: URL
+
+        init(scratch: URL) {
+            self.scratch = scratch
+            super.init()
+        }
+
+        override var temporaryDirectory: URL { scratch }
+    }
+
+    /// The files under `directory`, at any depth.
+    private static func files(under directory: URL) -> [String] {
+        let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey])
+        return (enumerator?.allObjects as? [URL] ?? []).filter { !$0.hasDirectoryPath }.map(\.lastPathComponent)
+    }
+
+    @Test func aFormEncodedToDiskIsSentAgainOnRetryAndItsFileGoesAfterwards() async throws {
+        let url = try #require(URL(string: Self.address))
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let form = MultipartFormData(boundary: "scripted-boundary")
+        form.append(Data("lupine".utf8), withName: "name")
+        form.append(Self.body, withName: "file", fileName: "form.txt", mimeType: "text/plain")
+        let environment = ScriptedEnvironment(exchanges: [[.complete(URLError(.networkConnectionLost))], Self.accepted],
+                                              retryAnswers: [.retry])
+        let request = environment.uploadRequest(multipartFormData: form, usingThreshold: 0, to: url,
+                                                fileManager: ScratchFileManager(scratch: scratch.url))
+
+        let (response, _) = await Self.run(request, in: environment)
+
+        #expect(response.value == Data("accepted".utf8))
+        let encoded = try form.encode()
+        #expect(environment.recorded.sentBodies == [encoded, encoded])
+        let contentType = environment.recorded.sent.first?.headerFields.first { $0.name == "Content-Type" }?.value
+        #expect(contentType == "multipart/form-data; boundary=scripted-boundary")
+        guard case let .file(encodedFile, shouldRemove: true)? = request.uploadable else {
+            Issue.record("expected a temporary file, got \(String(describing: request.uploadable))")
+            return
+        }
+        #expect(encodedFile.standardizedFileURL.path.hasPrefix(scratch.url.standardizedFileURL.path))
+        #expect(await waitUntil(timeout: 10) { Self.files(under: scratch.url).isEmpty }, "\(Self.files(under: scratch.url))")
+    }
+
+    @Test func aFormBelowTheThresholdIsSentFromMemory() async throws {
+        let url = try #require(URL(string: Self.address))
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let form = MultipartFormData(boundary: "scripted-boundary")
+        form.append(Self.body, withName: "file", fileName: "form.txt", mimeType: "text/plain")
+        let environment = ScriptedEnvironment(exchanges: [Self.accepted])
+        let request = environment.uploadRequest(multipartFormData: form, usingThreshold: 1 << 20, to: url,
+                                                fileManager: ScratchFileManager(scratch: scratch.url))
+
+        let (response, _) = await Self.run(request, in: environment)
+
+        #expect(response.value == Data("accepted".utf8))
+        #expect(environment.recorded.sentBodies == [try form.encode()])
+        guard case .data? = request.uploadable else {
+            Issue.record("expected a body in memory, got \(String(describing: request.uploadable))")
+            return
+        }
+        #expect(Self.files(under: scratch.url).isEmpty)
+    }
+}
