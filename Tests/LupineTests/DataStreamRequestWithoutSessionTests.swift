@@ -207,3 +207,22 @@ extension DataStreamRequestWithoutSessionTests {
         #expect(events == ["resume", "suspend", "resume", "finish"])
     }
 }
+
+extension DataStreamRequestWithoutSessionTests {
+    @Test func aRetryAfterChunksStreamsTheSecondAttemptAfterThem() async throws {
+        let url = try #require(URL(string: Self.address))
+        let environment = ScriptedEnvironment(exchanges: [
+            [.head(200), .text("one"), .complete(URLError(.networkConnectionLost))],
+            [.head(200), .text("again"), .complete(nil)],
+        ], retryAnswers: [.retry])
+        let request = environment.dataStreamRequest(url)
+
+        let (seen, events) = await Self.stream(request, in: environment)
+
+        // As in Alamofire, the handler stays across attempts: what it already had is not taken back.
+        #expect(seen.events == ["chunk:one", "chunk:again", "complete"])
+        #expect(seen.completion?.error == nil)
+        #expect(request.retryCount == 1)
+        #expect(events == ["resume", "retrying", "finish"])
+    }
+}

@@ -377,3 +377,54 @@ extension DownloadRequestWithoutSessionTests {
         #expect(await Self.leaveNoTemporaryFile([request]))
     }
 }
+
+// MARK: Placing the file
+
+extension DownloadRequestWithoutSessionTests {
+    private static let archive: [ScriptedStep] = [.head(200, fields: ["Content-Length": "7"]), .text("archive"), .complete(nil)]
+
+    @Test func theOptionsCreateTheDirectoriesAndReplaceAPreviousFile() async throws {
+        let url = try #require(URL(string: Self.address))
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let previous = scratch.file("archive.bin")
+        try Data("old".utf8).write(to: previous)
+        let nested = scratch.file("nested/deeper/archive.bin")
+        let environment = ScriptedEnvironment(exchanges: [Self.archive, Self.archive])
+        let replacing = environment.downloadRequest(url, to: { _, _ in (previous, [.removePreviousFile]) })
+        let creating = environment.downloadRequest(url, to: { _, _ in (nested, [.createIntermediateDirectories]) })
+
+        let (replaced, _) = await Self.run(replacing, in: environment)
+        let (created, _) = await Self.run(creating, in: environment)
+
+        #expect(replaced.error == nil)
+        #expect(contents(of: previous) == Data("archive".utf8))
+        #expect(created.error == nil)
+        #expect(contents(of: nested) == Data("archive".utf8))
+        #expect(await Self.leaveNoTemporaryFile([replacing, creating]))
+    }
+
+    @Test func aMoveThatFailsIsDownloadedFileMoveFailedAndTheTemporaryFileGoes() async throws {
+        let url = try #require(URL(string: Self.address))
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let previous = scratch.file("archive.bin")
+        try Data("old".utf8).write(to: previous)
+        let environment = ScriptedEnvironment(exchanges: [Self.archive])
+        // A file already there, and no .removePreviousFile: the move fails.
+        let request = environment.downloadRequest(url, to: { _, _ in (previous, []) })
+
+        let (response, _) = await Self.run(request, in: environment)
+
+        guard case let .downloadedFileMoveFailed(_, source, destination)? = response.error else {
+            Issue.record("expected downloadedFileMoveFailed, got \(String(describing: response.error))")
+            return
+        }
+        #expect(destination == previous)
+        #expect(source.lastPathComponent.hasPrefix(DownloadFiles.prefix))
+        #expect(!FileManager.default.fileExists(atPath: source.path))
+        #expect(contents(of: previous) == Data("old".utf8))
+        #expect(response.fileURL == nil)
+        #expect(await Self.leaveNoTemporaryFile([request]))
+    }
+}
