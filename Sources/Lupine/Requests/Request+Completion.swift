@@ -10,67 +10,42 @@ extension Request {
     /// The attempt's exchange ended (all hops); `error` is nil for a complete response.
     /// `cacheOffer` is offered to the cache first, on the root queue.
     func didCompleteTransfer(error transportError: AFError?, cacheOffer: CacheOffer? = nil) {
-        let attempt = attemptTaskDidEnd(with: transportError)
+        let taskOutcome = attemptTaskOutcome(error: transportError)
         let now = Date()
-        let (error, timeline, usedNetwork) = mutableState.withLock { state in
-            let usedNetwork = state.machine.hopUsesNetwork
-            return (state.machine.transferCompleted(error: transportError, at: now), state.machine.timeline, usedNetwork)
-        }
-        let completion = TransferCompletion(transportError: transportError, error: error, timeline: timeline,
-                                            attempt: attempt, cacheOffer: cacheOffer)
+        // The task's end, the transfer's and the hand-over are decided in one lock take.
+        let action = mutableState.withLock { $0.machine.exchangeEnded(taskOutcome, cacheOffer: cacheOffer, at: now) }
         // The rest of the request (validators, serializers, monitors, the cache's disk) is user
         // code and disk I/O: never on the transport's thread, and never entered synchronously
         // from it. A task awaiting the response from the network runs it itself (one hand-off,
-        // the one back to the caller); otherwise it is queued on the root queue. A URLProtocol
-        // class or the cache answers at once: queued, as Alamofire would, never handed over.
-        if usedNetwork, handOverCompletion(completion) { return }
+        // the one back to the caller): waking it now, before the validators, the monitors and the
+        // serializers run, costs the transport's thread less than waking it after them.
+        // Otherwise the end is queued on the root queue.
+        let completion: TransferCompletion, answeredAtOnce: Bool
+        switch action {
+        case let .wake(taker):
+            if taker.wakeOneAwaiter() { return }
+            // Nobody waits any more: the end is taken back, unless it was taken meanwhile.
+            guard let takenBack = mutableState.withLock({ $0.machine.takeHandedOverCompletion() }) else { return }
+            (completion, answeredAtOnce) = (takenBack, false)
+        case let .runOnRootQueue(end, atOnce):
+            (completion, answeredAtOnce) = (end, atOnce)
+        }
         let runner = defaults.rootQueueRunner
         // An answer from the network took a round trip: the caller has had that long to chain.
-        let callerWasInside = callerWasInsideAtStart.exchange(false, ordering: .sequentiallyConsistent) && !usedNetwork
+        let callerWasInside = callerWasInsideAtStart.exchange(false, ordering: .sequentiallyConsistent) && answeredAtOnce
         runner.async { self.completeTransferOnceTheCallerHasLeft(completion, on: runner, callerWasInside: callerWasInside) }
-    }
-
-    /// Hands the end of the exchange to a task that awaits the response, if one offered to run
-    /// it: waking it now, before the validators, the monitors and the serializers run, costs the
-    /// transport's thread less than waking it after them. False when no task takes it.
-    ///
-    /// Only when every handler of the request is awaited: a request with a closure handler too
-    /// ends on the root queue, so that it never waits for a task that cannot run (a caller
-    /// blocking the concurrency pool's threads until that handler is called).
-    private func handOverCompletion(_ completion: TransferCompletion) -> Bool {
-        let taker = mutableState.withLock { state -> (any ResponseHandlerStep)? in
-            guard let taker = state.completionTaker else { return nil }
-            var everyHandlerIsAwaited = true
-            state.responseSerializers.forEach { if !$0.isAwaited { everyHandlerIsAwaited = false } }
-            guard everyHandlerIsAwaited else { return nil }
-            state.completionTaker = nil
-            state.handedOverCompletion = completion
-            return taker
-        }
-        guard let taker else { return false }
-        if taker.wakeOneAwaiter() { return true }
-        // Nobody waits any more: the end is taken back, unless it was taken meanwhile.
-        return mutableState.withLock { state in
-            defer { state.handedOverCompletion = nil }
-            return state.handedOverCompletion == nil
-        }
     }
 
     /// Offers `taker`, a handler whose task is about to wait for the response, to run the end of
     /// the exchange.
     func offerToRunCompletion(_ taker: any ResponseHandlerStep) {
-        mutableState.withLock { state in
-            // Once finishing, no exchange ends to hand over, and nothing would let the offer go.
-            guard state.completionTaker == nil, !state.machine.hasBegunFinishing else { return }
-            state.completionTaker = taker
-        }
+        mutableState.withLock { $0.machine.offerToTakeCompletion(taker) }
     }
 
     /// Runs the end of the exchange handed over to the calling task, on the root queue (on this
     /// thread when it is free).
     func runHandedOverCompletion() {
-        // Moved out, not copied then cleared: a copy of its fields costs more than the move.
-        let completion = mutableState.withLock { $0.handedOverCompletion.take() }
+        let completion = mutableState.withLock { $0.machine.takeHandedOverCompletion() }
         guard let completion else { return }
         defaults.rootQueueRunner.run(self, completion) { $0.completeTransfer($1) }
     }
@@ -227,13 +202,7 @@ extension Request {
     /// The scheduled retry begins: the per-attempt state is reset, the retry reported, and the
     /// Session sets the new attempt up. A request cancelled while it waited does nothing more.
     func beginRetry() {
-        let begins = mutableState.withLock { state -> Bool in
-            guard state.machine.beginRetry() else { return false }
-            state.responseSerializerCompletions.removeAll()
-            state.isRunningSerializer = false
-            return true
-        }
-        guard begins else { return }
+        guard mutableState.withLock({ $0.machine.beginRetry() }) else { return }
         uploadCounts.set(total: 0, completed: 0)
         downloadCounts.set(total: 0, completed: 0)
         resetForRetry()
@@ -243,14 +212,7 @@ extension Request {
 
     /// Ends the request: records `error`, reports it, and runs the response serializers.
     func finish(error: AFError? = nil) {
-        let shouldFinish = mutableState.withLock { state in
-            guard state.machine.beginFinishing(error: error) else { return false }
-            // No exchange ends after this: a task's offer to run its end goes (it holds the task's
-            // handler, which holds the request).
-            state.completionTaker = nil
-            return true
-        }
-        guard shouldFinish else { return }
+        guard mutableState.withLock({ $0.machine.beginFinishing(error: error) }) else { return }
         attemptTaskDidEndWithoutExchange()
         notify(.didFinish, about: self as Request) { $0.requestDidFinish($1) }
         processNextResponseSerializer()

@@ -4,7 +4,8 @@ import Foundation
 // once the request finishes. Their completions are dispatched together, in order, after the last
 // one has run, so that handlers of one request complete in the order they were added. A
 // serializer that triggers a retry leaves its completion out: after the retry every serializer
-// runs again on the new outcome.
+// runs again on the new outcome. The queue is the state machine's (`ResponseHandlerQueue`): each
+// event here is decided under the lock and carried out after it.
 extension Request {
     /// Queues a closure `serializer` (streams, WebSocket): see `appendResponseHandler(_:startsOnCallingThread:)`.
     func appendResponseSerializer(_ serializer: @escaping @Sendable () -> Void) {
@@ -21,13 +22,16 @@ extension Request {
     /// validated, even one a URLProtocol stub or the cache gives at once (see
     /// `completeTransferOnceTheCallerHasLeft`).
     func appendResponseHandler(_ handler: QueuedResponseHandler, startsOnCallingThread: Bool) {
-        let (mayResume, runNow) = mutableState.withLock { state in
-            state.responseSerializers.append(handler)
+        let mayResume: Bool
+        switch mutableState.withLock({ $0.machine.responseHandlerAdded(handler) }) {
+        case .nothing:
+            return
+        case .resumeIfAutomatic:
+            mayResume = true
+        case let .runQueueAgain(thenResumeIfAutomatic):
             // Finished already: this serializer runs alone, on the stored outcome.
-            return state.machine.serializerAdded()
-        }
-        if runNow {
             underlyingQueue.async { self.processNextResponseSerializer() }
+            mayResume = thenResumeIfAutomatic
         }
         guard mayResume else { return }
         let runner = defaults.rootQueueRunner
@@ -62,38 +66,25 @@ extension Request {
         responseHandlerDidComplete(.closure(completion))
     }
 
-    /// Called by each handler when its result is ready, to be delivered after the last one.
+    /// Called by each handler when its result is ready, to be delivered after the last one; the
+    /// next handler is chosen in the same lock take.
     func responseHandlerDidComplete(_ completion: QueuedResponseHandler) {
-        mutableState.withLock { state in
-            state.responseSerializerCompletions.append(completion)
-            state.isRunningSerializer = false
-        }
-        processNextResponseSerializer()
+        carryOut(mutableState.withLock { $0.machine.responseHandlerCompleted(completion) })
     }
 
+    /// Runs the next response handler, if none runs; once they have all run, delivers their
+    /// completions and calls the finish handlers.
     func processNextResponseSerializer() {
-        enum Next { case run(QueuedResponseHandler), wait, finished(SmallList<QueuedResponseHandler>, [@Sendable () -> Void]) }
-        let next = mutableState.withLock { state -> Next in
-            guard !state.isRunningSerializer else { return .wait }
-            let index = state.responseSerializerCompletions.count
-            if index < state.responseSerializers.count {
-                state.isRunningSerializer = true
-                return .run(state.responseSerializers[index])
-            }
-            let completions = state.responseSerializerCompletions
-            state.responseSerializers.removeAll()
-            state.responseSerializerCompletions.removeAll()
-            state.machine.serializersCompleted()
-            let finishHandlers = state.finishHandlers
-            state.finishHandlers.removeAll()
-            return .finished(completions, finishHandlers)
-        }
+        carryOut(mutableState.withLock { $0.machine.nextResponseHandler() })
+    }
+
+    private func carryOut(_ next: ResponseHandlerQueue.NextHandler) {
         switch next {
-        case let .run(serializer):
-            serializer.run()
+        case let .run(handler):
+            handler.run()
         case .wait:
             break
-        case let .finished(completions, finishHandlers):
+        case let .drained(completions, finishHandlers):
             completions.forEach { $0.deliver() }
             finishHandlers.forEach { $0() }
             cleanup()
@@ -102,11 +93,7 @@ extension Request {
 
     /// Runs `handler` once the request has finished (immediately if it already has).
     func onFinish(_ handler: @escaping @Sendable () -> Void) {
-        let runNow = mutableState.withLock { state -> Bool in
-            if state.machine.isDone { return true }
-            state.finishHandlers.append(handler)
-            return false
-        }
+        let runNow = mutableState.withLock { $0.machine.finishHandlerAdded(handler) }
         if runNow { handler() }
     }
 

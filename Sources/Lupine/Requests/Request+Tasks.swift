@@ -169,10 +169,15 @@ extension Request {
     /// frozen. Returns the attempt's number, for `attemptTaskDidReportCompletion`.
     @discardableResult
     func attemptTaskDidEnd(with error: AFError?) -> Int? {
-        let upload = uploadCounts.counts, download = downloadCounts.counts
-        let outcome = AttemptTaskOutcome(error: error, bytesSent: upload.completed, bytesExpectedToSend: upload.total,
-                                         bytesReceived: download.completed, bytesExpectedToReceive: download.total)
+        let outcome = attemptTaskOutcome(error: error)
         return mutableState.withLock { $0.machine.taskEnds(outcome) }
+    }
+
+    /// The running task's own values as its exchange ends with `error`.
+    func attemptTaskOutcome(error: AFError?) -> AttemptTaskOutcome {
+        let upload = uploadCounts.counts, download = downloadCounts.counts
+        return AttemptTaskOutcome(error: error, bytesSent: upload.completed, bytesExpectedToSend: upload.total,
+                                  bytesReceived: download.completed, bytesExpectedToReceive: download.total)
     }
 
     /// Reports that attempt `number` completed (after its validators, as Alamofire does).

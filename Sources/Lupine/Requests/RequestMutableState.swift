@@ -4,10 +4,11 @@ import FoundationNetworking
 #endif
 
 /// Everything about a Request that changes over its life, kept behind one lock: the state
-/// machine of its attempts, and what the caller configured or the request recorded along the way.
+/// machine that owns its control state, and what the caller configured or the request recorded
+/// along the way.
 struct RequestMutableState {
-    /// The lifecycle and the attempts' ledger (each attempt's hops, response, times, requests
-    /// sent, task).
+    /// The lifecycle, the attempts' ledger (each attempt's hops, response, times, requests sent,
+    /// task), the response handlers and the hand-over of the exchange's end.
     var machine = RequestStateMachine()
     var interceptor: (any RequestInterceptor)?
     var addedMonitors: [any EventMonitor] = []
@@ -27,21 +28,9 @@ struct RequestMutableState {
     /// `Proxy-Authorization` values that answered a proxy's 407, by proxy ("host:port").
     var proxyAuthorizations: [String: String] = [:]
 
-    /// Serializers run one at a time, in the order added; those before index
-    /// `responseSerializerCompletions.count` have run in this round.
-    var responseSerializers = SmallList<QueuedResponseHandler>()
-    var responseSerializerCompletions = SmallList<QueuedResponseHandler>()
-    var isRunningSerializer = false
 
     var uploadProgressHandler: (handler: Request.ProgressHandler, queue: DispatchQueue)?
     var downloadProgressHandler: (handler: Request.ProgressHandler, queue: DispatchQueue)?
     var cURLHandler: (queue: DispatchQueue, handler: @Sendable (String) -> Void)?
     var urlRequestHandler: (queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)?
-    /// Called once when the request is finished (serializers drained); used by async streams.
-    var finishHandlers: [@Sendable () -> Void] = []
-
-    /// A task awaiting the response that offered to run the end of the exchange itself, and the
-    /// end handed to it (see `Request.handOverCompletion(_:)`).
-    var completionTaker: (any ResponseHandlerStep)?
-    var handedOverCompletion: Request.TransferCompletion?
 }

@@ -5,7 +5,7 @@ import FoundationNetworking
 
 /// The pure state machine behind a `Request`: the user's resume, suspend and cancel, and every
 /// milestone of the current attempt (setup, each hop of its exchange, the decision to retry, the
-/// response serializers) go in as events; what the request must do comes out as actions. It
+/// response handlers) go in as events; what the request must do comes out as actions. It
 /// performs no I/O and calls nothing, so every rule is tested on its own
 /// (`RequestStateMachineTests`).
 ///
@@ -13,6 +13,8 @@ import FoundationNetworking
 /// transport and what its response head decided (a redirect to follow, a challenge to answer, a
 /// stored response a 304 revalidated). `ledger` holds every attempt's facts (deadline, times,
 /// response, redirects, requests sent, task): the current attempt is its last record.
+/// `responseHandlers` queues the response handlers and holds the end of the exchange handed to an
+/// awaiting task; its events are in `RequestStateMachine+ResponseHandlers.swift`.
 struct RequestStateMachine {
     /// One hop of the attempt's exchange on the transport.
     struct Hop {
@@ -72,6 +74,9 @@ struct RequestStateMachine {
     /// When the first URLRequest was built.
     private(set) var startTime: Date?
     private var hopCount = 0
+    /// The response handlers, their completions, the finish handlers, and the end of the exchange
+    /// handed to an awaiting task. Changed only by the events of this type.
+    var responseHandlers = ResponseHandlerQueue()
 
     // MARK: Reading
 
@@ -221,13 +226,15 @@ struct RequestStateMachine {
     }
 
     /// The scheduled retry begins its setup: a new attempt, without the last one's error and
-    /// response. False when the request was cancelled while the retry waited.
+    /// response; the response handlers will run again from the first. False when the request was
+    /// cancelled while the retry waited.
     mutating func beginRetry() -> Bool {
         guard case .waitingToRetry = phase, state != .cancelled, state != .finished else { return false }
         retryCount += 1
         error = nil
         ledger.beginAttempt()
         phase = .preparing
+        responseHandlers.retryBegins()
         return true
     }
 
@@ -368,13 +375,15 @@ struct RequestStateMachine {
 
     // MARK: Finishing
 
-    /// The request starts finishing (its serializers run); false if it already is.
+    /// The request starts finishing (its serializers run); false if it already is. A task's offer
+    /// to run the end of an exchange goes: none ends any more.
     mutating func beginFinishing(error finishError: AFError?) -> Bool {
         if let finishError { error = finishError }
         switch phase {
         case .finishing, .done: return false
         case .idle, .preparing, .waitingForResume, .exchanging, .deciding, .waitingToRetry: phase = .finishing
         }
+        responseHandlers.finishingBegins()
         return true
     }
 
