@@ -308,6 +308,26 @@ import Testing
         #expect(await waitUntil { monitor.names.filter { $0 == "didCreateUploadable" }.count == 2 })
     }
 
+    /// A stream is read once: the retry of a stream upload read whole sends what the stream still
+    /// gives (nothing), as `Uploadable.stream` says, instead of failing to open it again with
+    /// `.cannotOpenFile`.
+    @Test func aRetriedStreamUploadSendsWhatTheStreamStillGives() async throws {
+        let server = try await testServer()
+        let key = UUID().uuidString
+        let session = Session()
+
+        let response = await session.upload(InputStream(data: Data("stream me".utf8)), to: server.url("/fail/1?key=\(key)"),
+                                            method: .put, interceptor: RetryPolicy(retryLimit: 2, exponentialBackoffScale: 0.01))
+            .validate()
+            .serializingDecodable(HTTPBinResponse.self).response
+        withExtendedLifetime(session) {}
+
+        #expect(response.error == nil)
+        #expect(response.response?.statusCode == 200)
+        // The first attempt read the stream to its end: the retry's body is empty.
+        #expect(response.value?.data == "")
+    }
+
     @Test func sessionSubclassCanOverrideTheUploadOverloads() async throws {
         final class CountingSession: Session, @unchecked Sendable {
             let uploads = Locked(0)
