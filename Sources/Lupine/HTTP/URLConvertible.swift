@@ -12,7 +12,9 @@ public protocol URLConvertible: Sendable {
 extension String: URLConvertible {
     /// `URL(string: self)`; throws `AFError.invalidURL(url: self)` when that is nil.
     public func asURL() throws -> URL {
+        if let url = LastParsedURL.url(for: self) { return url }
         guard let url = URL(string: self) else { throw AFError.invalidURL(url: self) }
+        LastParsedURL.remember(url, parsedFrom: self)
         return url
     }
 }
