@@ -58,7 +58,10 @@ import Testing
         let form = MultipartFormData()
         Self.fill(form, fileURL: fileURL)
 
-        let request = AF.upload(multipartFormData: form, to: server.url("/multipart"), usingThreshold: 1_000_000)
+        let disk = try ScratchFileManager.make()
+        defer { disk.remove() }
+        let request = AF.upload(multipartFormData: form, to: server.url("/multipart"), usingThreshold: 1_000_000,
+                                fileManager: disk)
         let echo = try await request.serializingDecodable(MultipartEcho.self).value
 
         Self.expectEchoed(echo, fileBody: fileBody)
@@ -78,7 +81,9 @@ import Testing
         let form = MultipartFormData()
         form.append(patternedBytes(count: 10_000), withName: "blob", fileName: "blob.bin", mimeType: "application/octet-stream")
 
-        let request = AF.upload(multipartFormData: form, to: refusing.url("/multipart"), usingThreshold: 0)
+        let disk = try ScratchFileManager.make()
+        defer { disk.remove() }
+        let request = AF.upload(multipartFormData: form, to: refusing.url("/multipart"), usingThreshold: 0, fileManager: disk)
         let response = await request.serializingData().response
 
         #expect(response.error?.sessionTaskURLErrorCode == .cannotConnectToHost)
@@ -96,7 +101,10 @@ import Testing
         let session = Session(startRequestsImmediately: false)
 
         // The server stalls before answering, so the cancel lands mid-exchange.
-        let request = session.upload(multipartFormData: form, to: server.url("/delay/10"), usingThreshold: 0, method: .post)
+        let disk = try ScratchFileManager.make()
+        defer { disk.remove() }
+        let request = session.upload(multipartFormData: form, to: server.url("/delay/10"), usingThreshold: 0, method: .post,
+                                     fileManager: disk)
         request.resume()
         #expect(await waitUntil { temporaryUploadFileExists(request.uploadable) })
         let uploadable = request.uploadable
@@ -116,10 +124,13 @@ import Testing
             if case let .file(url, _) = uploadable { files.withValue { $0.append(url) } }
         }
         let session = Session(eventMonitors: [monitor])
+        let disk = try ScratchFileManager.make()
+        defer { disk.remove() }
 
         let response = await session.upload(multipartFormData: { $0.append(Data("x".utf8), withName: "x") },
                                             to: server.url("/fail/1?key=\(key)"), usingThreshold: 0, method: .put,
-                                            interceptor: RetryPolicy(retryLimit: 2, exponentialBackoffScale: 0.01))
+                                            interceptor: RetryPolicy(retryLimit: 2, exponentialBackoffScale: 0.01),
+                                            fileManager: disk)
             .validate()
             .serializingDecodable(HTTPBinResponse.self).response
 
@@ -137,12 +148,14 @@ import Testing
         let server = try await testServer()
         let key = UUID().uuidString
         let streamed = Data("streamed part".utf8)
+        let disk = try ScratchFileManager.make()
+        defer { disk.remove() }
 
         let response = await AF.upload(multipartFormData: { form in
             form.append(InputStream(data: streamed), withLength: UInt64(streamed.count),
                         name: "s", fileName: "s.txt", mimeType: "text/plain")
         }, to: server.url("/fail/1?key=\(key)"), usingThreshold: threshold, method: .put,
-        interceptor: RetryPolicy(retryLimit: 2, exponentialBackoffScale: 0.01))
+        interceptor: RetryPolicy(retryLimit: 2, exponentialBackoffScale: 0.01), fileManager: disk)
             .validate()
             .serializingDecodable(HTTPBinResponse.self).response
 
@@ -156,8 +169,10 @@ import Testing
 
         let path = "/multipart/\(UUID().uuidString)"
 
+        let disk = try ScratchFileManager.make()
+        defer { disk.remove() }
         let request = AF.upload(multipartFormData: { $0.append(missing, withName: "file") },
-                                to: server.url(path), usingThreshold: 0)
+                                to: server.url(path), usingThreshold: 0, fileManager: disk)
         let response = await request.serializingData().response
 
         guard case let .multipartEncodingFailed(reason)? = response.error,

@@ -93,7 +93,9 @@ import Testing
                     mimeType: "application/octet-stream")
         form.append(Data("text".utf8), withName: "field")
 
-        let request = AF.upload(multipartFormData: form, to: server.url("/upload"), usingThreshold: threshold)
+        let disk = try ScratchFileManager.make()
+        defer { disk.remove() }
+        let request = AF.upload(multipartFormData: form, to: server.url("/upload"), usingThreshold: threshold, fileManager: disk)
         let report = try await request.serializingDecodable(SinkReport.self).value
 
         #expect(report.contentType == form.contentType)
@@ -134,11 +136,13 @@ import Testing
                                  count: 7900).utf8)
         let uploads = Locked<[Double]>([])
         let downloads = Locked<[Double]>([])
+        let disk = try ScratchFileManager.make()
+        defer { disk.remove() }
 
         let request = session.upload(multipartFormData: { form in
             form.append(first, withName: "lorem1")
             form.append(second, withName: "lorem2")
-        }, to: server.url("/post"), usingThreshold: fromDisk ? 0 : .max)
+        }, to: server.url("/post"), usingThreshold: fromDisk ? 0 : .max, fileManager: disk)
             .uploadProgress(queue: session.rootQueue) { progress in
                 uploads.withValue { $0.append(progress.fractionCompleted) }
             }
@@ -162,11 +166,13 @@ import Testing
         let server = try await testServer()
         let formSeen = Locked<MultipartFormData?>(nil)
         let url = try #require(URL(string: server.url("/post")))
+        let disk = try ScratchFileManager.make()
+        defer { disk.remove() }
 
         let request = AF.upload(multipartFormData: { form in
             form.append(Data("upload_data".utf8), withName: "upload_data")
             formSeen.withValue { $0 = form }
-        }, to: url, usingThreshold: threshold)
+        }, to: url, usingThreshold: threshold, fileManager: disk)
         let response = await request.serializingResponse(using: .data).response
 
         #expect(response.error == nil)

@@ -226,19 +226,6 @@ extension UploadRequestWithoutSessionTests {
 // MARK: A multipart form
 
 extension UploadRequestWithoutSessionTests {
-    /// A FileManager whose temporary directory is a scratch directory of the test's, so that a form
-    /// encoded to disk leaves nothing in the machine's temporary directory.
-    private final class ScratchFileManager: FileManager, @unchecked Sendable {
-        let scratch: URL
-
-        init(scratch: URL) {
-            self.scratch = scratch
-            super.init()
-        }
-
-        override var temporaryDirectory: URL { scratch }
-    }
-
     /// The files under `directory`, at any depth.
     private static func files(under directory: URL) -> [String] {
         let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey])
