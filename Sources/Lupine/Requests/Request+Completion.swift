@@ -33,7 +33,9 @@ extension Request {
         let runner = defaults.rootQueueRunner
         // An answer from the network took a round trip: the caller has had that long to chain.
         let callerWasInside = callerWasInsideAtStart.exchange(false, ordering: .sequentiallyConsistent) && answeredAtOnce
-        runner.async { self.completeTransferOnceTheCallerHasLeft(completion, on: runner, callerWasInside: callerWasInside) }
+        runner.async(self, (completion, callerWasInside)) { request, end in
+            request.completeTransferOnceTheCallerHasLeft(end.0, on: request.defaults.rootQueueRunner, callerWasInside: end.1)
+        }
     }
 
     /// Offers `taker`, a handler whose task is about to wait for the response, to run the end of

@@ -39,7 +39,7 @@ extension Request {
             runner.run(self) { $0.resumeIfAutomatic() }
         } else {
             callersSchedulingStart.add(1, ordering: .sequentiallyConsistent)
-            runner.async { self.startNotingTheCaller() }
+            runner.async(self) { $0.startNotingTheCaller() }
             callersSchedulingStart.subtract(1, ordering: .sequentiallyConsistent)
         }
     }

@@ -71,6 +71,28 @@ final class RootQueueRunner: Sendable {
         async(on: queue, work)
     }
 
+    /// `async(_:)` for work on `subject` that captures nothing else: the one closure queued holds
+    /// `subject` and `work` itself, where a closure made by the caller would be one allocation more.
+    func async<Subject: AnyObject & Sendable>(_ subject: Subject, _ work: @escaping @Sendable (Subject) -> Void) {
+        outstanding.add(1, ordering: .acquiringAndReleasing)
+        queue.async {
+            let deferred = self.perform { work(subject) }
+            self.outstanding.subtract(1, ordering: .acquiringAndReleasing)
+            deferred.forEach { $0.runAfterRootQueueWork() }
+        }
+    }
+
+    /// `async(_:_:)` for work on `subject` and `payload` that captures nothing else.
+    func async<Subject: AnyObject & Sendable, Payload: Sendable>(_ subject: Subject, _ payload: Payload,
+                                                                 _ work: @escaping @Sendable (Subject, Payload) -> Void) {
+        outstanding.add(1, ordering: .acquiringAndReleasing)
+        queue.async {
+            let deferred = self.perform { work(subject, payload) }
+            self.outstanding.subtract(1, ordering: .acquiringAndReleasing)
+            deferred.forEach { $0.runAfterRootQueueWork() }
+        }
+    }
+
     /// Runs `work` on `target` (the root queue or a queue of the Session's that targets it), counted
     /// as work waiting on the root queue until it has run.
     func async(on target: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
@@ -120,7 +142,7 @@ final class RootQueueRunner: Sendable {
         switch place {
         case .onRootQueue: work(subject)
         case .outside where runSynchronouslyIfIdle({ work(subject) }): break
-        case .outside, .onAnotherRootQueue: async { work(subject) }
+        case .outside, .onAnotherRootQueue: async(subject, work)
         }
     }
 
@@ -131,7 +153,7 @@ final class RootQueueRunner: Sendable {
         switch place {
         case .onRootQueue: work(subject, payload)
         case .outside where runSynchronouslyIfIdle({ work(subject, payload) }): break
-        case .outside, .onAnotherRootQueue: async { work(subject, payload) }
+        case .outside, .onAnotherRootQueue: async(subject, payload, work)
         }
     }
 
