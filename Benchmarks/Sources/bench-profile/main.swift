@@ -74,13 +74,16 @@ let scale = Double(environment["LUPINE_BENCH_SCALE"] ?? "1") ?? 1
 let censusURL = scenario == .h2ConcurrentGET64 ? h2URL ?? "" : baseURL
 let census = ConnectionCensus(serverPort: URL(string: censusURL)?.port ?? 80)
 
-/// Context switches and CPU microseconds (user + system) of this process so far.
+/// Context switches and CPU microseconds (user + system) of this process so far, without the
+/// census thread's own (see `ConnectionCensus`).
 @Sendable func processUsage() -> (voluntary: Int, involuntary: Int, cpuMicroseconds: Int) {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
     let cpu = (Int(usage.ru_utime.tv_sec) + Int(usage.ru_stime.tv_sec)) * 1_000_000
         + Int(usage.ru_utime.tv_usec) + Int(usage.ru_stime.tv_usec)
-    return (Int(usage.ru_nvcsw), Int(usage.ru_nivcsw), cpu)
+    let censusUsage = census.ownUsage
+    return (Int(usage.ru_nvcsw) - censusUsage.voluntary, Int(usage.ru_nivcsw) - censusUsage.involuntary,
+            cpu - censusUsage.cpuMicroseconds)
 }
 
 /// Runs `body` on `LoopExecutor` when LUPINE_BENCH_ON_LOOP=1, else where the task runs.
