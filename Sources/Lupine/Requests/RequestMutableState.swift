@@ -28,7 +28,6 @@ struct RequestMutableState {
     /// `Proxy-Authorization` values that answered a proxy's 407, by proxy ("host:port").
     var proxyAuthorizations: [String: String] = [:]
 
-
     var uploadProgressHandler: (handler: Request.ProgressHandler, queue: DispatchQueue)?
     var downloadProgressHandler: (handler: Request.ProgressHandler, queue: DispatchQueue)?
     var cURLHandler: (queue: DispatchQueue, handler: @Sendable (String) -> Void)?
