@@ -34,7 +34,7 @@ extension Request {
         // An answer from the network took a round trip: the caller has had that long to chain.
         let callerWasInside = callerWasInsideAtStart.exchange(false, ordering: .sequentiallyConsistent) && answeredAtOnce
         runner.async(self, (completion, callerWasInside)) { request, end in
-            request.completeTransferOnceTheCallerHasLeft(end.0, on: request.defaults.rootQueueRunner, callerWasInside: end.1)
+            request.completeTransferOnceTheCallerHasLeft(end.0, callerWasInside: end.1)
         }
     }
 
@@ -63,15 +63,15 @@ extension Request {
     /// request started, is looked at again a moment later, on a timer, so that the root queue's
     /// thread sleeps and the caller runs; once it has left, the end waits one moment more, for
     /// what the caller chains right after.
-    private func completeTransferOnceTheCallerHasLeft(_ completion: TransferCompletion, on runner: RootQueueRunner,
-                                                      callerWasInside: Bool) {
+    private func completeTransferOnceTheCallerHasLeft(_ completion: TransferCompletion, callerWasInside: Bool) {
         let callerIsInside = callersSchedulingStart.load(ordering: .sequentiallyConsistent) > 0
         guard callerIsInside || callerWasInside else {
             completeTransfer(completion)
             return
         }
+        let runner = defaults.rootQueueRunner
         runner.queue.asyncAfter(deadline: .now() + .microseconds(250)) {
-            runner.async { self.completeTransferOnceTheCallerHasLeft(completion, on: runner, callerWasInside: callerIsInside) }
+            runner.async(self, (completion, callerIsInside)) { $0.completeTransferOnceTheCallerHasLeft($1.0, callerWasInside: $1.1) }
         }
     }
 

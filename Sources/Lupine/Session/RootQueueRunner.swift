@@ -75,33 +75,28 @@ final class RootQueueRunner: Sendable {
     /// `subject` and `work` itself, where a closure made by the caller would be one allocation more.
     func async<Subject: AnyObject & Sendable>(_ subject: Subject, _ work: @escaping @Sendable (Subject) -> Void) {
         outstanding.add(1, ordering: .acquiringAndReleasing)
-        queue.async {
-            let deferred = self.perform { work(subject) }
-            self.outstanding.subtract(1, ordering: .acquiringAndReleasing)
-            deferred.forEach { $0.runAfterRootQueueWork() }
-        }
+        queue.async { self.runCounted { work(subject) } }
     }
 
     /// `async(_:_:)` for work on `subject` and `payload` that captures nothing else.
     func async<Subject: AnyObject & Sendable, Payload: Sendable>(_ subject: Subject, _ payload: Payload,
                                                                  _ work: @escaping @Sendable (Subject, Payload) -> Void) {
         outstanding.add(1, ordering: .acquiringAndReleasing)
-        queue.async {
-            let deferred = self.perform { work(subject, payload) }
-            self.outstanding.subtract(1, ordering: .acquiringAndReleasing)
-            deferred.forEach { $0.runAfterRootQueueWork() }
-        }
+        queue.async { self.runCounted { work(subject, payload) } }
     }
 
     /// Runs `work` on `target` (the root queue or a queue of the Session's that targets it), counted
     /// as work waiting on the root queue until it has run.
     func async(on target: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
         outstanding.add(1, ordering: .acquiringAndReleasing)
-        target.async {
-            let deferred = self.perform(work)
-            self.outstanding.subtract(1, ordering: .acquiringAndReleasing)
-            deferred.forEach { $0.runAfterRootQueueWork() }
-        }
+        target.async { self.runCounted(work) }
+    }
+
+    /// Runs queued work counted by `outstanding`, then uncounts it and runs what it deferred.
+    private func runCounted(_ work: () -> Void) {
+        let deferred = perform(work)
+        outstanding.subtract(1, ordering: .acquiringAndReleasing)
+        deferred.forEach { $0.runAfterRootQueueWork() }
     }
 
     /// Runs `action` once the root-queue work running on this thread is over and no longer counted
