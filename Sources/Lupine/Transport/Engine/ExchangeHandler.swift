@@ -47,6 +47,8 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The exchange whose held parts are being delivered: a resume asked for from inside one of
     /// those deliveries lets that loop go on rather than starting another inside it.
     private var deliveringHeldPartsOf: EngineExchange?
+    /// The exchange whose last request write is in flight (see `whenSent`).
+    private var awaitingWrite: EngineExchange?
 
     /// Exchanges started on this connection or stream.
     var startedExchanges: Int { machine.startedExchanges }
@@ -221,11 +223,18 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Reports the request sent once `written` succeeds.
+    ///
+    /// The callback captures the handler alone, which Swift passes as the closure's context
+    /// instead of allocating one; the exchange it was written for waits in `awaitingWrite`.
     private func whenSent(_ written: EventLoopFuture<Void>, _ exchange: EngineExchange) {
-        written.assumeIsolated().whenSuccess { [self] in
-            guard self.exchange === exchange else { return }
-            perform(machine.requestWritten(now: clock.now))
-        }
+        awaitingWrite = exchange
+        written.assumeIsolated().whenSuccess { [self] _ in lastWriteSucceeded() }
+    }
+
+    private func lastWriteSucceeded() {
+        guard let exchange, awaitingWrite === exchange else { return }
+        awaitingWrite = nil
+        perform(machine.requestWritten(now: clock.now))
     }
 
     // MARK: Actions
@@ -455,6 +464,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// held back for a paused consumer is due.
     private func endExchange(read: Bool) {
         exchange = nil
+        awaitingWrite = nil
         bodyDecoder = nil
         bodyWriter.stop()
         if read { context?.read() }
