@@ -45,11 +45,15 @@ extension DataRequest {
                              emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
                              emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods,
                              completionHandler: @escaping @Sendable (AFDataResponse<Data>) -> Void) -> Self {
-        response(queue: queue,
-                 responseSerializer: DataResponseSerializer(dataPreprocessor: dataPreprocessor,
-                                                            emptyResponseCodes: emptyResponseCodes,
-                                                            emptyRequestMethods: emptyRequestMethods),
-                 completionHandler: completionHandler)
+        // Straight to the handler with the serializer's own type: the `ResponseSerializer`
+        // overload of `response(queue:responseSerializer:)` would wrap it (an allocation, a cast
+        // that boxes it, and unspecialized generic code on every response).
+        let serializer = DataResponseSerializer(dataPreprocessor: dataPreprocessor,
+                                                emptyResponseCodes: emptyResponseCodes,
+                                                emptyRequestMethods: emptyRequestMethods)
+        ResponseHandler.append(to: self, reading: DataResponseReading(serializer: serializer), queue: queue,
+                               completionHandler: completionHandler)
+        return self
     }
 
     /// Body as `String` (encoding: explicit, else from the response, else ISO Latin 1).
@@ -61,12 +65,14 @@ extension DataRequest {
                                emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
                                emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods,
                                completionHandler: @escaping @Sendable (AFDataResponse<String>) -> Void) -> Self {
-        response(queue: queue,
-                 responseSerializer: StringResponseSerializer(dataPreprocessor: dataPreprocessor,
-                                                              encoding: encoding,
-                                                              emptyResponseCodes: emptyResponseCodes,
-                                                              emptyRequestMethods: emptyRequestMethods),
-                 completionHandler: completionHandler)
+        // Straight to the handler, unwrapped, as in `responseData`.
+        let serializer = StringResponseSerializer(dataPreprocessor: dataPreprocessor,
+                                                  encoding: encoding,
+                                                  emptyResponseCodes: emptyResponseCodes,
+                                                  emptyRequestMethods: emptyRequestMethods)
+        ResponseHandler.append(to: self, reading: DataResponseReading(serializer: serializer), queue: queue,
+                               completionHandler: completionHandler)
+        return self
     }
 
     /// Body decoded as `Value` with `decoder`.
@@ -79,12 +85,14 @@ extension DataRequest {
                                          emptyResponseCodes: Set<Int> = DecodableResponseSerializer<Value>.defaultEmptyResponseCodes,
                                          emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<Value>.defaultEmptyRequestMethods,
                                          completionHandler: @escaping @Sendable (AFDataResponse<Value>) -> Void) -> Self where Value: Decodable, Value: Sendable {
-        response(queue: queue,
-                 responseSerializer: DecodableResponseSerializer(dataPreprocessor: dataPreprocessor,
-                                                                 decoder: decoder,
-                                                                 emptyResponseCodes: emptyResponseCodes,
-                                                                 emptyRequestMethods: emptyRequestMethods),
-                 completionHandler: completionHandler)
+        // Straight to the handler, unwrapped, as in `responseData`.
+        let serializer = DecodableResponseSerializer<Value>(dataPreprocessor: dataPreprocessor,
+                                                            decoder: decoder,
+                                                            emptyResponseCodes: emptyResponseCodes,
+                                                            emptyRequestMethods: emptyRequestMethods)
+        ResponseHandler.append(to: self, reading: DataResponseReading(serializer: serializer), queue: queue,
+                               completionHandler: completionHandler)
+        return self
     }
 }
 
