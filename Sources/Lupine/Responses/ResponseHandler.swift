@@ -92,15 +92,24 @@ final class ResponseHandler<Reading: ResponseReading>: PendingResponse<Reading.R
     @_specialize(exported: false, kind: full, where Reading == DataResponseReading<StringResponseSerializer>)
     func deliver() {
         switch delivery {
-        case let .handler(queue, completionHandler):
-            guard let response = deliveredResponse() else { return }
-            queue.async { completionHandler(response) }
+        case let .handler(queue, _):
+            // The closure holds the handler alone, which is then its context: one allocation
+            // fewer than a closure holding the completion handler and the response.
+            queue.async { self.callCompletionHandler() }
         case .awaited:
             // The awaiting task is woken once the root-queue work delivering the response is
             // over: it then finds the root queue free for its next request. The response is read
             // then, once.
             request.defaults.rootQueueRunner.afterCurrentWork(self)
         }
+    }
+
+    /// Calls the completion handler with the response, on the handler's queue.
+    @_specialize(exported: false, kind: full, where Reading == DataResponseReading<DataResponseSerializer>)
+    @_specialize(exported: false, kind: full, where Reading == DataResponseReading<StringResponseSerializer>)
+    private func callCompletionHandler() {
+        guard case let .handler(_, completionHandler) = delivery, let response = deliveredResponse() else { return }
+        completionHandler(response)
     }
 
     @_specialize(exported: false, kind: full, where Reading == DataResponseReading<DataResponseSerializer>)
