@@ -30,4 +30,18 @@ import Testing
         list.removeAll()
         #expect(list.isEmpty && list.count == 0)
     }
+
+    /// The queue of a request's exchange ends taken in order, the first element refilled from the rest.
+    @Test func removesFromTheFrontInOrder() {
+        var list = SmallList<Int>()
+        #expect(list.removeFirst() == nil)
+        list.append(1)
+        list.append(2)
+        list.append(3)
+        #expect(list.removeFirst() == 1)
+        #expect(list.array == [2, 3] && list.count == 2)
+        list.append(4)
+        #expect(list.removeFirst() == 2 && list.removeFirst() == 3 && list.removeFirst() == 4)
+        #expect(list.isEmpty && list.removeFirst() == nil)
+    }
 }

@@ -71,6 +71,9 @@ public class DataRequest: Request, @unchecked Sendable {
 
     override var usesHTTPCache: Bool { true }
 
+    /// The body is in memory: nothing to finish before the validators.
+    override var hasSinkToComplete: Bool { false }
+
     override var responseBodyForCache: Data? { data ?? Data() }
 
     // MARK: Sink

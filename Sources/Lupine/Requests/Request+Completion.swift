@@ -33,8 +33,18 @@ extension Request {
         let runner = defaults.rootQueueRunner
         // An answer from the network took a round trip: the caller has had that long to chain.
         let callerWasInside = callerWasInsideAtStart.exchange(false, ordering: .sequentiallyConsistent) && answeredAtOnce
-        runner.async(self, (completion, callerWasInside)) { request, end in
-            request.completeTransferOnceTheCallerHasLeft(end.0, callerWasInside: end.1)
+        // The end waits in the request's state, and the closure queued holds the request alone
+        // (it is the closure's context): one allocation fewer than a closure holding the end.
+        mutableState.withLock { $0.queuedTransferEnds.append(QueuedTransferEnd(completion: completion, callerWasInside: callerWasInside)) }
+        runner.willQueue()
+        runner.queue.async { self.runQueuedTransferEnd() }
+    }
+
+    /// Runs the oldest end queued by `didCompleteTransfer`, on the root queue.
+    private func runQueuedTransferEnd() {
+        defaults.rootQueueRunner.runQueued {
+            guard let queued = mutableState.withLock({ $0.queuedTransferEnds.removeFirst() }) else { return }
+            completeTransferOnceTheCallerHasLeft(queued.completion, callerWasInside: queued.callerWasInside)
         }
     }
 
@@ -75,6 +85,13 @@ extension Request {
         }
     }
 
+    /// An end of an exchange waiting for its turn on the root queue (`didCompleteTransfer`).
+    struct QueuedTransferEnd: Sendable {
+        let completion: TransferCompletion
+        /// Whether the caller was inside the call that started the request, for an instant answer.
+        let callerWasInside: Bool
+    }
+
     /// What the end of an attempt's exchange carries to the root queue.
     struct TransferCompletion: Sendable {
         let transportError: AFError?
@@ -100,6 +117,11 @@ extension Request {
 
     /// The sink's end of the attempt (a download's file), then the rest.
     private func completeSink(_ completion: TransferCompletion) {
+        // Without a sink to finish, no closure is made for it (one allocation per request).
+        guard hasSinkToComplete else {
+            validateAndDecide(completion)
+            return
+        }
         transferWillComplete(error: completion.error) { self.validateAndDecide(completion) }
     }
 

@@ -39,7 +39,10 @@ extension Request {
             runner.run(self) { $0.resumeIfAutomatic() }
         } else {
             callersSchedulingStart.add(1, ordering: .sequentiallyConsistent)
-            runner.async(self) { $0.startNotingTheCaller() }
+            // A closure holding the request alone: the request is its context, one allocation
+            // fewer than `runner.async(self) { ... }`.
+            runner.willQueue()
+            runner.queue.async { self.startQueuedNotingTheCaller() }
             callersSchedulingStart.subtract(1, ordering: .sequentiallyConsistent)
         }
     }
@@ -50,6 +53,11 @@ extension Request {
         if shouldAutomaticallyResume ?? (environment != nil && defaults.startsImmediately) {
             resume()
         }
+    }
+
+    /// `startNotingTheCaller()`, queued on the root queue after `RootQueueRunner.willQueue()`.
+    private func startQueuedNotingTheCaller() {
+        defaults.rootQueueRunner.runQueued { startNotingTheCaller() }
     }
 
     /// Resumes the request (when automatic) from the root queue, noting whether the caller that

@@ -301,6 +301,10 @@ public class Request: @unchecked Sendable {
         next()
     }
 
+    /// Whether `transferWillComplete(error:then:)` has work to do: true unless a subclass knows
+    /// its sink has none (a DataRequest's body is in memory), which spares a closure per request.
+    var hasSinkToComplete: Bool { true }
+
     /// Whether the body is made by `createBody()` before each attempt is sent (uploads).
     var createsBodyBeforeSending: Bool { false }
 

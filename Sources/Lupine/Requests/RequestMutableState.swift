@@ -15,6 +15,9 @@ struct RequestMutableState {
     /// The userInfo of the request's notifications, made once for all of them (see
     /// `Request.notificationUserInfo()`); it holds the request, until `didFinishNotification`.
     var notificationUserInfo: [AnyHashable: Any]?
+    /// Ends of exchanges queued on the root queue by `didCompleteTransfer`, oldest first: one at
+    /// most in practice (an attempt ends once, and the next starts after its end has run).
+    var queuedTransferEnds = SmallList<Request.QueuedTransferEnd>()
 
     /// Every URLRequest built: initial, adapted, and those of retries.
     var requests = SmallList<URLRequest>()

@@ -36,6 +36,13 @@ struct SmallList<Element> {
         if first == nil { first = element } else { more.append(element) }
     }
 
+    /// Takes the first element out; nil when empty.
+    mutating func removeFirst() -> Element? {
+        guard let taken = first else { return nil }
+        first = more.isEmpty ? nil : more.removeFirst()
+        return taken
+    }
+
     mutating func removeLast() {
         if more.isEmpty { first = nil } else { more.removeLast() }
     }

@@ -92,6 +92,19 @@ final class RootQueueRunner: Sendable {
         target.async { self.runCounted(work) }
     }
 
+    /// Counts work that the caller queues on the root queue itself, with a closure capturing one
+    /// object alone (that object is then the closure's context: one allocation fewer than a
+    /// closure of `async(_:_:)`, which also holds the runner and the work). The queued closure
+    /// must call `runQueued(_:)` exactly once.
+    func willQueue() {
+        outstanding.add(1, ordering: .acquiringAndReleasing)
+    }
+
+    /// Runs work queued after `willQueue()`, from the closure queued on the root queue.
+    func runQueued(_ work: () -> Void) {
+        runCounted(work)
+    }
+
     /// Runs queued work counted by `outstanding`, then uncounts it and runs what it deferred.
     private func runCounted(_ work: () -> Void) {
         let deferred = perform(work)
