@@ -110,6 +110,44 @@ import Testing
     }
     #endif
 
+    /// A length that is no multiple of the populating step nor of a page, in parts of every
+    /// size: each byte lands where it belongs, twice in a row (the second time in pages the first
+    /// body made).
+    @Test func oddLengthsArriveWholeInFreshAndReusedPages() async throws {
+        let server = try await testServer()
+        let size = LargeBodyBuffer.minimumSize + LargeBodyBuffer.populateStep / 2 + 12345
+        let expected = try await AF.request(server.url("/stream-bytes/\(size)?seed=13")).validate().serializingData().value
+        for _ in 0..<2 {
+            let announced = try await AF.request(server.url("/bytes/\(size)?seed=13")).validate().serializingData().value
+            #expect(announced.count == size)
+            #expect(announced == expected)
+        }
+    }
+
+    #if os(Linux)
+    /// The pages are populated a step ahead of the bytes and never past the buffer; a mapping
+    /// taken again remembers how far its pages were made.
+    @Test func pagesArePopulatedAheadWithinTheBuffer() throws {
+        let mappings = LargeBodyMappings(keptFor: .seconds(5))
+        let capacity = LargeBodyBuffer.minimumSize + 4097
+        var buffer = try #require(LargeBodyBuffer(capacity: capacity, mappings: mappings))
+        #expect(buffer.populatedBytes == 0)
+        #expect(buffer.append(Data([7])))
+        #expect(buffer.populatedBytes == LargeBodyBuffer.populateStep)
+        #expect(buffer.append(Data(repeating: 9, count: capacity - 1)))
+        #expect(buffer.populatedBytes == capacity)
+        var data: Data? = buffer.handOff()
+        #expect(data?.count == capacity && data?.first == 7 && data?.last == 9)
+        data = nil
+        // The next buffer of about that size takes the same pages, already made.
+        #expect(mappings.keptMapping?.backed == capacity)
+        buffer = try #require(LargeBodyBuffer(capacity: capacity - 4096, mappings: mappings))
+        #expect(buffer.populatedBytes == capacity)
+        #expect(buffer.append(Data(repeating: 1, count: capacity - 4096)))
+        #expect(buffer.populatedBytes == capacity)
+    }
+    #endif
+
     @Test func smallAnnouncedLengthsUseNoMapping() {
         #expect(LargeBodyBuffer(capacity: LargeBodyBuffer.minimumSize - 1) == nil)
         #expect(LargeBodyBuffer(capacity: 0) == nil)

@@ -3,48 +3,52 @@ import Foundation
 import Glibc
 #endif
 
-/// The memory a large response body of announced length is collected in, mapped on its own and,
-/// on Linux, backed by transparent huge pages.
+/// The memory a large response body of announced length is collected in: a mapping of its own,
+/// whose pages are made ahead of the bytes, a few MiB at a time.
 ///
 /// A body collected in ordinary heap memory takes a page fault for each 4 KiB it fills: for a
-/// 100 MiB body, 25,600 faults, a quarter of the CPU time of the whole transfer. With huge pages
-/// the kernel maps 2 MiB per fault. The buffer is used only where the kernel offers them (Linux)
-/// and only for bodies of at least `minimumSize`; anything else is collected in a `Data`.
+/// 100 MiB body, 25,600 faults. The buffer asks the kernel for the next `populateStep` bytes in
+/// one call (`MADV_POPULATE_WRITE`) before it copies into them, which spares the faults' entries
+/// and exits (the zeroing of the fresh pages stays). It does not ask for transparent huge pages:
+/// on a virtual machine that hands freed memory back to its host (free page reporting), a huge
+/// page comes from memory the host took back and costs the host's faults, a first 100 MiB body
+/// between 6 and 480 ms of CPU where small pages, taken from the guest's own free memory, cost a
+/// steady 45 to 60 (see Performance.md). The buffer is used only on Linux and only for bodies of
+/// at least `minimumSize`; anything else is collected in a `Data`.
 ///
 /// The mapping comes from `LargeBodyMappings`, which may hand out again the pages of the body
-/// before (the bytes past `count` are never shown) and takes it back when the buffer, or the
-/// `Data` it was handed to, goes.
+/// before (the bytes past `count` are never shown; their pages need no populating) and takes it
+/// back when the buffer, or the `Data` it was handed to, goes.
 ///
 /// Not thread-safe: its owner (DataRequest's locked state) serialises every call.
 final class LargeBodyBuffer: @unchecked Sendable {
-    /// The smallest announced length worth a mapping of its own: four huge pages.
+    /// The smallest announced length worth a mapping of its own.
     static let minimumSize = 8 * 1024 * 1024
+    /// Bytes populated at a time ahead of the copy.
+    static let populateStep = 4 * 1024 * 1024
+    /// `MADV_POPULATE_WRITE` (Linux 5.14), spelled out for C libraries that do not name it.
+    private static let populateWrite: Int32 = 23
 
-    private static let hugePageSize = 2 * 1024 * 1024
-
-    /// The mapping (possibly one a body before this one used), and the aligned start inside it.
-    private let mapping: LargeBodyMappings.Mapping
-    private let base: UnsafeMutableRawPointer
+    /// Where the mapping comes from and goes back to.
+    private let mappings: LargeBodyMappings
+    /// The mapping (possibly one a body before this one used).
+    private var mapping: LargeBodyMappings.Mapping
     /// Bytes the buffer can hold, and bytes it holds.
     let capacity: Int
     private(set) var count = 0
+    /// Bytes from the start whose pages exist (populated, or left by a body before).
+    var populatedBytes: Int { mapping.backed }
     /// Set once the bytes were handed to a `Data`, which then owns the mapping.
     private var isHandedOff = false
 
-    /// A buffer for `capacity` bytes, or nil where huge pages are not offered or the mapping fails.
-    init?(capacity: Int) {
+    /// A buffer for `capacity` bytes from `mappings`, or nil off Linux, under `minimumSize`, or
+    /// when the mapping fails.
+    init?(capacity: Int, mappings: LargeBodyMappings = .shared) {
         #if os(Linux)
-        guard capacity >= Self.minimumSize else { return nil }
-        // One huge page more than needed, so that the start can be aligned to one.
-        guard let mapping = LargeBodyMappings.shared.take(size: capacity + Self.hugePageSize) else { return nil }
-        let address = UInt(bitPattern: mapping.pointer)
-        let alignment = UInt(Self.hugePageSize)
-        let aligned = (address + alignment - 1) & ~(alignment - 1)
+        guard capacity >= Self.minimumSize, let mapping = mappings.take(size: capacity) else { return nil }
+        self.mappings = mappings
         self.mapping = mapping
-        base = mapping.pointer + Int(aligned - address)
         self.capacity = capacity
-        // Advice only: without huge pages the buffer still works, with small pages.
-        _ = madvise(base, capacity, MADV_HUGEPAGE)
         #else
         return nil
         #endif
@@ -52,19 +56,33 @@ final class LargeBodyBuffer: @unchecked Sendable {
 
     deinit {
         #if os(Linux)
-        if !isHandedOff { LargeBodyMappings.shared.release(mapping) }
+        if !isHandedOff { mappings.release(mapping) }
         #endif
     }
 
     /// Copies `part` after the bytes held; false, copying nothing, when it does not fit.
     func append(_ part: Data) -> Bool {
         guard !isHandedOff, part.count <= capacity - count else { return false }
+        let end = count + part.count
+        if end > mapping.backed { populate(through: end) }
         part.withUnsafeBytes { bytes in
             guard let source = bytes.baseAddress else { return }
-            (base + count).copyMemory(from: source, byteCount: bytes.count)
+            (mapping.pointer + count).copyMemory(from: source, byteCount: bytes.count)
         }
-        count += part.count
+        count = end
         return true
+    }
+
+    /// Makes the pages up to at least `end` (and `populateStep` past it, within the buffer), so
+    /// that the copy takes no fault. Advice only: where the kernel refuses, the copy faults the
+    /// pages in as usual.
+    private func populate(through end: Int) {
+        let start = mapping.backed
+        let stop = min(capacity, max(end, start + Self.populateStep))
+        #if os(Linux)
+        _ = madvise(mapping.pointer + start, stop - start, Self.populateWrite)
+        #endif
+        mapping.backed = stop
     }
 
     /// The bytes held, as a `Data` that owns the mapping from now on (it gives it back when the
@@ -73,8 +91,8 @@ final class LargeBodyBuffer: @unchecked Sendable {
         guard !isHandedOff else { return Data() }
         isHandedOff = true
         #if os(Linux)
-        let mapping = mapping
-        return Data(bytesNoCopy: base, count: count, deallocator: .custom { _, _ in LargeBodyMappings.shared.release(mapping) })
+        let (mappings, mapping) = (mappings, mapping)
+        return Data(bytesNoCopy: mapping.pointer, count: count, deallocator: .custom { _, _ in mappings.release(mapping) })
         #else
         return Data()
         #endif

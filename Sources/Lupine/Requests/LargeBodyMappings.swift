@@ -34,6 +34,9 @@ final class LargeBodyMappings: Sendable {
     struct Mapping: @unchecked Sendable {
         let pointer: UnsafeMutableRawPointer
         let size: Int
+        /// Bytes from the start whose pages a body already made (populated or wrote): a body
+        /// that reuses the mapping need not populate them again.
+        var backed = 0
     }
 
     /// The mapping kept, and how many were released so far: the count tells the unmapping
