@@ -210,7 +210,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             let url = state.temporaryURL ?? DownloadFiles.newTemporaryURL(for: id)
             state.temporaryURL = url
             // A writer this one replaces finishes with the file first, on the writers' queues.
-            state.writer = DownloadFileWriter(url: url, appendingAt: appendAt, after: previous)
+            state.writer = DownloadFileWriter(url: url, appendingAt: appendAt, expectedLength: length >= 0 ? length : nil, after: previous)
             state.received = appendAt ?? 0
             state.expectedTotal = length >= 0 ? (appendAt ?? 0) + length : -1
             return .write(expected: state.expectedTotal, received: state.received)
