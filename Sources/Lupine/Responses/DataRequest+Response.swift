@@ -48,9 +48,9 @@ extension DataRequest {
         // Straight to the handler with the serializer's own type: the `ResponseSerializer`
         // overload of `response(queue:responseSerializer:)` would wrap it (an allocation, a cast
         // that boxes it, and unspecialized generic code on every response).
-        let serializer = DataResponseSerializer(dataPreprocessor: dataPreprocessor,
-                                                emptyResponseCodes: emptyResponseCodes,
-                                                emptyRequestMethods: emptyRequestMethods)
+        let serializer = DataResponseSerializer.reusable(dataPreprocessor: dataPreprocessor,
+                                                         emptyResponseCodes: emptyResponseCodes,
+                                                         emptyRequestMethods: emptyRequestMethods)
         ResponseHandler.append(to: self, reading: DataResponseReading(serializer: serializer), queue: queue,
                                completionHandler: completionHandler)
         return self

@@ -54,6 +54,26 @@ public final class DataResponseSerializer: ResponseSerializer {
     }
 }
 
+extension DataResponseSerializer {
+    /// The serializer with every default. It holds constants only, so the requests that ask for
+    /// the defaults share it.
+    private static let withDefaults = DataResponseSerializer()
+
+    /// A serializer with these settings: the shared one when they are the defaults (one
+    /// allocation fewer per request). The default sets compare by their storage first, so the
+    /// check costs no hashing when the caller passed them.
+    static func reusable(dataPreprocessor: any DataPreprocessor, emptyResponseCodes: Set<Int>,
+                         emptyRequestMethods: Set<HTTPMethod>) -> DataResponseSerializer {
+        if dataPreprocessor is PassthroughPreprocessor,
+           emptyResponseCodes == ResponseSerializerDefaults.emptyResponseCodes,
+           emptyRequestMethods == ResponseSerializerDefaults.emptyRequestMethods {
+            return withDefaults
+        }
+        return DataResponseSerializer(dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes,
+                                      emptyRequestMethods: emptyRequestMethods)
+    }
+}
+
 extension ResponseSerializer where Self == DataResponseSerializer {
     /// A `DataResponseSerializer` with the default preprocessor and empty-body policy.
     public static var data: DataResponseSerializer { DataResponseSerializer() }

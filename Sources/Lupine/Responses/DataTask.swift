@@ -67,9 +67,9 @@ extension DataRequest {
                                 dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
                                 emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
                                 emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods) -> DataTask<Data> {
-        serializingResponse(using: DataResponseSerializer(dataPreprocessor: dataPreprocessor,
-                                                          emptyResponseCodes: emptyResponseCodes,
-                                                          emptyRequestMethods: emptyRequestMethods),
+        serializingResponse(using: DataResponseSerializer.reusable(dataPreprocessor: dataPreprocessor,
+                                                                   emptyResponseCodes: emptyResponseCodes,
+                                                                   emptyRequestMethods: emptyRequestMethods),
                             automaticallyCancelling: shouldAutomaticallyCancel)
     }
 
