@@ -238,14 +238,17 @@ public class Request: @unchecked Sendable {
         case .startSetup:
             // The setup runs on the root queue, once, as `Session.readyToPerform(request:)` runs it.
             guard let environment else { break }
-            defaults.rootQueueRunner.run(self, environment) { request, environment in
+            // `self as Request`, not the dynamic `Self` of this method, and the environment as
+            // the existential, not opened to its dynamic type: the runner's generic code is then
+            // specialized, without a reabstraction thunk (an allocation) for the closure.
+            defaults.rootQueueRunner.run(self as Request, environment as any RequestEnvironment) { request, environment in
                 guard request.beginSetup() else { return }
                 environment.prepareAttempt(of: request)
             }
         case let .startExchange(urlRequest):
             // On the root queue: a hop reads the Session's storage and asks its URLProtocol
             // classes and trust manager, which must not run on an event loop.
-            defaults.rootQueueRunner.run(self, urlRequest) { $0.startExchange($1) }
+            defaults.rootQueueRunner.run(self as Request, urlRequest) { $0.startExchange($1) }
         case .resumeExchange: notify(.didResumeExchange, about: self as Request) { $0.requestDidResumeExchange($1) }
         case .nothing: break
         }
