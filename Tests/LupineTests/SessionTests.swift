@@ -519,7 +519,9 @@ import Testing
         case .instanceAutomatic, .eagerManual: Session(startRequestsImmediately: false, requestSetup: .eager, eventMonitors: [monitor])
         case .lazyManualResumed: Session(startRequestsImmediately: false, eventMonitors: [monitor])
         }
-        let url = server.url("/delay/1")
+        // Long enough that no request ends by itself before the cancel, however slowly a loaded
+        // machine creates the hundred (with one second, a run of over seven seconds failed).
+        let url = server.url("/delay/10")
         let responses = Locked<[AFDataResponse<Data?>]>([])
         for _ in 0..<count {
             let request = session.request(url, shouldAutomaticallyResume: start == .instanceAutomatic ? true : nil)
