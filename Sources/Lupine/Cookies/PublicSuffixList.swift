@@ -15,21 +15,23 @@ import Foundation
 /// Rules and domains are compared in ASCII, lowercased, with internationalized labels in their
 /// `xn--` form (see `Punycode`).
 struct PublicSuffixList: Sendable {
-    /// Plain rules ("co.uk").
-    private var plainRules: Set<String> = []
+    /// Plain rules ("co.uk"). The list lives as long as the process: its rules are kept compact.
+    private let plainRules: SortedByteStringSet
     /// Wildcard rules "*.X", stored as "X".
-    private var wildcardParents: Set<String> = []
+    private let wildcardParents: SortedByteStringSet
     /// Exception rules "!X", stored as "X".
-    private var exceptions: Set<String> = []
+    private let exceptions: SortedByteStringSet
     /// Rules with a wildcard other than as their leftmost label, label by label (the list holds
     /// none today; its format allows them).
-    private var otherPatterns: [[Substring]] = []
+    private let otherPatterns: [[Substring]]
 
     /// How many rules the list holds.
-    private(set) var ruleCount = 0
+    let ruleCount: Int
 
     /// The list that holds only the default rule `*`: every single-label domain is a public suffix.
-    init() {}
+    init() {
+        self.init(RuleCollector(listByteCount: 0))
+    }
 
     /// The rules of a list in the Public Suffix List's format: one rule per line, read up to the
     /// first space or tab; empty lines and lines starting with `//` are skipped.
@@ -37,21 +39,44 @@ struct PublicSuffixList: Sendable {
         // Read as bytes: the list is some 10,000 lines, read as a request is prepared. Lines
         // without capitals and outside ASCII (nearly all) become rules as they are.
         var text = listText
-        // About one rule per 25 bytes of the list (comments included).
-        plainRules.reserveCapacity(text.utf8.count / 25)
+        var collector = RuleCollector(listByteCount: text.utf8.count)
         text.withUTF8 { bytes in
             var lineStart = 0
             while lineStart < bytes.count {
                 var lineEnd = lineStart
                 while lineEnd < bytes.count, bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
-                add(UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd]))
+                collector.add(UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd]))
                 lineStart = lineEnd + 1
             }
         }
+        self.init(collector)
+    }
+
+    private init(_ collector: RuleCollector) {
+        plainRules = SortedByteStringSet(collector.plainRules)
+        wildcardParents = SortedByteStringSet(collector.wildcardParents)
+        exceptions = SortedByteStringSet(collector.exceptions)
+        otherPatterns = collector.otherPatterns
+        ruleCount = collector.ruleCount
+    }
+}
+
+/// The rules of a list as its lines are read, sorted by kind.
+private struct RuleCollector {
+    var plainRules: SortedByteStringSet.Builder
+    var wildcardParents = SortedByteStringSet.Builder()
+    var exceptions = SortedByteStringSet.Builder()
+    var otherPatterns: [[Substring]] = []
+    var ruleCount = 0
+
+    /// A collector for a list of `listByteCount` bytes: the real list has one rule per 25 bytes
+    /// or so (comments included), of 11 bytes on average.
+    init(listByteCount: Int) {
+        plainRules = SortedByteStringSet.Builder(byteCount: listByteCount / 2, count: listByteCount / 20)
     }
 
     /// Adds the rule of one line: its text up to the first space, tab or CR.
-    private mutating func add(_ line: UnsafeBufferPointer<UInt8>) {
+    mutating func add(_ line: UnsafeBufferPointer<UInt8>) {
         var end = 0
         var isPlainASCII = true
         var hasWildcard = false
@@ -65,7 +90,7 @@ struct PublicSuffixList: Sendable {
         guard end > 0, !(end > 1 && line[0] == UInt8(ascii: "/") && line[1] == UInt8(ascii: "/")) else { return }
         let isException = line[0] == UInt8(ascii: "!")
         let text = String(decoding: UnsafeBufferPointer(rebasing: line[(isException ? 1 : 0)..<end]), as: UTF8.self)
-        guard let canonical = isPlainASCII ? Self.checkedLabels(text) : Self.canonical(text) else { return }
+        guard let canonical = isPlainASCII ? Self.checkedLabels(text) : PublicSuffixList.canonical(text) else { return }
         ruleCount += 1
         if isException {
             exceptions.insert(canonical)
@@ -90,7 +115,9 @@ struct PublicSuffixList: Sendable {
         }
         return domain
     }
+}
 
+extension PublicSuffixList {
     // MARK: The algorithm
 
     /// The public suffix of `domain` (canonical: see `canonical(_:)`); nil when it has an empty
@@ -107,7 +134,7 @@ struct PublicSuffixList: Sendable {
                 return labels.suffix(count - 1).joined(separator: ".")
             }
             let parent = count > 1 ? labels.suffix(count - 1).joined(separator: ".") : nil
-            if plainRules.contains(candidate) || parent.map(wildcardParents.contains) == true
+            if plainRules.contains(candidate) || parent.map({ wildcardParents.contains($0) }) == true
                 || otherPatterns.contains(where: { Self.pattern($0, matches: labels.suffix(count)) }) {
                 prevailing = count
             }
