@@ -12,8 +12,13 @@ extension Request {
     func didCompleteTransfer(error transportError: AFError?, cacheOffer: CacheOffer? = nil) {
         let taskOutcome = attemptTaskOutcome(error: transportError)
         let now = Date()
-        // The task's end, the transfer's and the hand-over are decided in one lock take.
-        let action = mutableState.withLock { $0.machine.exchangeEnded(taskOutcome, cacheOffer: cacheOffer, at: now) }
+        // The task's end, the transfer's and the hand-over are decided in one lock take, with
+        // the queue the closure handlers deliver on when the end is not handed to a task.
+        let (action, handlersQueue) = mutableState.withLock { state in
+            let action = state.machine.exchangeEnded(taskOutcome, cacheOffer: cacheOffer, at: now)
+            guard case .runOnRootQueue(_, answeredAtOnce: false) = action else { return (action, nil as DispatchQueue?) }
+            return (action, state.machine.responseHandlers.queueEveryHandlerDeliversOn)
+        }
         // The rest of the request (validators, serializers, monitors, the cache's disk) is user
         // code and disk I/O: never on the transport's thread, and never entered synchronously
         // from it. A task awaiting the response from the network runs it itself (one hand-off,
@@ -36,16 +41,45 @@ extension Request {
         // The end waits in the request's state, and the closure queued holds the request alone
         // (it is the closure's context): one allocation fewer than a closure holding the end.
         mutableState.withLock { $0.queuedTransferEnds.append(QueuedTransferEnd(completion: completion, callerWasInside: callerWasInside)) }
+        if let handlersQueue, runsEndOnHandlersQueue(handlersQueue, runner: runner) {
+            handlersQueue.async { self.runQueuedTransferEndFromHandlersQueue() }
+            return
+        }
         runner.willQueue()
         runner.queue.async { self.runQueuedTransferEnd() }
     }
 
+    /// Whether the end of an exchange answered from the network goes to `handlersQueue`, the queue
+    /// every handler of the request delivers on, rather than to the root queue.
+    ///
+    /// Queued on the root queue, the end wakes a thread there, whose delivery then wakes another
+    /// on the handlers' queue: two hand-offs where the contract asks for one. When the handlers'
+    /// queue is the Session's own callback queue (the default one on Linux) and the root queue is
+    /// free, the end goes to the callback queue instead, and runs from there on the root queue
+    /// synchronously (`RootQueueRunner.run`), as the async API's awaiting task does; the
+    /// deliveries it queues on the callback queue then run next on the same thread. Only the
+    /// Session's own queue is used so: no caller's code waits on it from the root queue, so
+    /// holding it while the root-queue work runs makes no one wait. The main queue and a
+    /// caller's queue are never held, and a root queue found busy keeps the end in its order there.
+    private func runsEndOnHandlersQueue(_ handlersQueue: DispatchQueue, runner: RootQueueRunner) -> Bool {
+        handlersQueue === defaultQueue && handlersQueue !== underlyingQueue && handlersQueue !== DispatchQueue.main
+            && runner.isFreeForWorkFromOutside
+    }
+
+    /// Runs the oldest end queued by `didCompleteTransfer` on the handlers' queue: on the root
+    /// queue from this thread when it is free, else queued there.
+    private func runQueuedTransferEndFromHandlersQueue() {
+        defaults.rootQueueRunner.run(self) { $0.runOldestQueuedTransferEnd() }
+    }
+
     /// Runs the oldest end queued by `didCompleteTransfer`, on the root queue.
     private func runQueuedTransferEnd() {
-        defaults.rootQueueRunner.runQueued {
-            guard let queued = mutableState.withLock({ $0.queuedTransferEnds.removeFirst() }) else { return }
-            completeTransferOnceTheCallerHasLeft(queued.completion, callerWasInside: queued.callerWasInside)
-        }
+        defaults.rootQueueRunner.runQueued { runOldestQueuedTransferEnd() }
+    }
+
+    private func runOldestQueuedTransferEnd() {
+        guard let queued = mutableState.withLock({ $0.queuedTransferEnds.removeFirst() }) else { return }
+        completeTransferOnceTheCallerHasLeft(queued.completion, callerWasInside: queued.callerWasInside)
     }
 
     /// Offers `taker`, a handler whose task is about to wait for the response, to run the end of

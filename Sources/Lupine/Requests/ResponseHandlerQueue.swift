@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The response handlers of a request and the end of its exchange as handed to an awaiting task:
 /// a part of `RequestStateMachine` (behind the request's one lock), with events in and what the
 /// request must do out. It performs no I/O and calls nothing (`ResponseHandlerQueueTests`).
@@ -107,6 +109,15 @@ struct ResponseHandlerQueue {
         completionTaker = nil
         handedOverCompletion = completion
         return .wake(taker)
+    }
+
+    /// The queue every handler delivers its result on, when they share one (nil otherwise, or
+    /// when there is no handler or a task awaits one).
+    var queueEveryHandlerDeliversOn: DispatchQueue? {
+        guard !handlers.isEmpty, let first = handlers[0].deliveryQueue else { return nil }
+        var shared = true
+        handlers.forEach { if $0.deliveryQueue !== first { shared = false } }
+        return shared ? first : nil
     }
 
     /// The end handed over, taken once: by the woken task, or back by the request when no task

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// A response handler whose steps are methods of one object, queued on a request.
 ///
 /// A handler written as closures allocates a context for each step (serialize, report, ask the
@@ -10,6 +12,8 @@ protocol ResponseHandlerStep: AnyObject, Sendable {
     func deliver()
     /// Whether a task awaits the result (`serializing...`) rather than a closure on a queue.
     var isAwaited: Bool { get }
+    /// The queue the result is delivered on, for a closure handler (nil when a task awaits it).
+    var deliveryQueue: DispatchQueue? { get }
     /// Wakes one task awaiting the result to run the end of the request's exchange itself
     /// (`Request.offerToRunCompletion(_:)`); false when no task awaits.
     func wakeOneAwaiter() -> Bool
@@ -36,6 +40,13 @@ enum QueuedResponseHandler: Sendable {
         return false
     }
 
+    /// The queue a closure handler's result is delivered on; nil for a task awaiting it, and for
+    /// the closure handlers (streams, WebSocket), whose queues are their own business.
+    var deliveryQueue: DispatchQueue? {
+        if case let .step(step) = self { return step.deliveryQueue }
+        return nil
+    }
+
     /// Delivers the handler's result (a closure handler's completion).
     func deliver() {
         switch self {
@@ -43,4 +54,8 @@ enum QueuedResponseHandler: Sendable {
         case let .closure(closure): closure()
         }
     }
+}
+
+extension ResponseHandlerStep {
+    var deliveryQueue: DispatchQueue? { nil }
 }

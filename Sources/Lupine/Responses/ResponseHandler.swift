@@ -126,6 +126,11 @@ final class ResponseHandler<Reading: ResponseReading>: PendingResponse<Reading.R
         return false
     }
 
+    var deliveryQueue: DispatchQueue? {
+        if case let .handler(queue, _) = delivery { return queue }
+        return nil
+    }
+
     override func awaiterDidSuspend() {
         request.offerToRunCompletion(self)
     }

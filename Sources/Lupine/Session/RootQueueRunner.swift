@@ -66,6 +66,13 @@ final class RootQueueRunner: Sendable {
         return found === marker ? .onRootQueue : .onAnotherRootQueue
     }
 
+    /// Whether work run with `run(_:)` from outside every root queue, off an event loop, would run
+    /// on the calling thread now: nothing of Lupine's waits on the root queue or runs there, and
+    /// the root queue is not the main queue. A hint, stale as soon as read.
+    var isFreeForWorkFromOutside: Bool {
+        mayRunSynchronously && outstanding.load(ordering: .acquiring) == 0
+    }
+
     /// Runs `work` on the root queue after the work already there.
     func async(_ work: @escaping @Sendable () -> Void) {
         async(on: queue, work)
