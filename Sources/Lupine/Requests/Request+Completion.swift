@@ -61,9 +61,12 @@ extension Request {
     /// Session's own queue is used so: no caller's code waits on it from the root queue, so
     /// holding it while the root-queue work runs makes no one wait. The main queue and a
     /// caller's queue are never held, and a root queue found busy keeps the end in its order there.
+    /// Entering the root queue synchronously costs two allocations (`DispatchQueue.sync` makes a
+    /// block and copies it), against a thread wake-up saved.
     private func runsEndOnHandlersQueue(_ handlersQueue: DispatchQueue, runner: RootQueueRunner) -> Bool {
-        handlersQueue === defaultQueue && handlersQueue !== underlyingQueue && handlersQueue !== DispatchQueue.main
-            && runner.isFreeForWorkFromOutside
+        // The default queue is the Session's own (never `.main`, whose `DispatchQueue.main` is a
+        // new object on each read on Linux, an allocation that never compares identical).
+        handlersQueue === defaultQueue && handlersQueue !== underlyingQueue && runner.isFreeForWorkFromOutside
     }
 
     /// Runs the oldest end queued by `didCompleteTransfer` on the handlers' queue: on the root
