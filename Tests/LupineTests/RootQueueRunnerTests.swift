@@ -19,6 +19,26 @@ import Testing
         #expect(!runner.isCurrent)
     }
 
+    /// Nothing inside Lupine waits on the main queue: work for a Session rooted there is queued,
+    /// never run from another thread inside `DispatchQueue.main.sync` (on Linux, where each read
+    /// of `DispatchQueue.main` is a new object, an identity check used to miss it).
+    @Test func workForARootOnTheMainQueueIsQueuedNeverWaitedFor() async {
+        #expect(RootQueueRunner.isMainQueue(DispatchQueue.main))
+        #expect(!RootQueueRunner.isMainQueue(DispatchQueue(label: "test.root")))
+        #expect(!RootQueueRunner.isMainQueue(DispatchQueue(label: "test.targetsMain", target: DispatchQueue.main)))
+        let runner = RootQueueRunner(queue: DispatchQueue.main)
+        #expect(!runner.isFreeForWorkFromOutside)
+        let returned = Locked(false)
+        let ranOnTheCallingThread = Locked<Bool?>(nil)
+        Thread.detachNewThread {
+            let caller = RootQueueRunner.currentThread()
+            runner.run { ranOnTheCallingThread.withValue { $0 = RootQueueRunner.currentThread() == caller } }
+            returned.withValue { $0 = true }
+        }
+        #expect(await waitUntil(timeout: 10) { returned.current })
+        #expect(ranOnTheCallingThread.current != true)
+    }
+
     @Test func workQueuedBehindOtherWorkKeepsItsOrder() async {
         let runner = RootQueueRunner(queue: DispatchQueue(label: "test.root"))
         let order = Locked<[Int]>([])

@@ -42,8 +42,21 @@ final class RootQueueRunner: Sendable {
     /// - Parameter queue: The Session's serial root queue; it is marked as this runner's.
     init(queue: DispatchQueue) {
         self.queue = queue
-        mayRunSynchronously = queue !== DispatchQueue.main
+        mayRunSynchronously = !Self.isMainQueue(queue)
         queue.setSpecific(key: Self.key, value: marker)
+    }
+
+    /// Marks the main queue, which on Linux no identity check finds: each read of
+    /// `DispatchQueue.main` there makes a new object around it.
+    private static let mainQueueKey: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+
+    /// Whether `queue` is the main queue itself (not a queue targeting it).
+    static func isMainQueue(_ queue: DispatchQueue) -> Bool {
+        queue.getSpecific(key: mainQueueKey) == true
     }
 
     /// Whether the calling thread runs on the root queue (or a queue targeting it) right now.

@@ -144,7 +144,7 @@ open class Session: @unchecked Sendable {
                 redirectHandler: (any RedirectHandler)? = nil,
                 cachedResponseHandler: (any CachedResponseHandler)? = nil,
                 eventMonitors: [any EventMonitor] = [AlamofireNotifications()]) {
-        let serialRootQueue = rootQueue === DispatchQueue.main
+        let serialRootQueue = RootQueueRunner.isMainQueue(rootQueue)
             ? rootQueue
             : DispatchQueue(label: rootQueue.label, target: rootQueue)
         let instruments = SessionInstruments(eventMonitors: eventMonitors)
