@@ -28,9 +28,11 @@ extension Session: RequestEnvironment {
         }
         // A task (the async API's caller, which starts its request itself) reads no file: when
         // only the cache's disk can answer, it is read on the disk's threads, and the hop goes
-        // on from the root queue.
-        let mayReadTheDisk = !ThreadContract.isInTask && !ThreadContract.isOnEventLoop
-        if let cacheAction = cacheAction(for: outgoing, allowingDiskIO: mayReadTheDisk) {
+        // on from the root queue. The memory answers most hops, so the calling thread is looked
+        // at only when it cannot (asking for the current task costs a GET about 0.7 µs).
+        let cacheAction = cacheAction(for: outgoing, allowingDiskIO: false)
+            ?? (ThreadContract.isInTask || ThreadContract.isOnEventLoop ? nil : cacheAction(for: outgoing, allowingDiskIO: true))
+        if let cacheAction {
             request.sendHop(HopPlan(outgoing: outgoing, cacheAction: cacheAction, attemptDuration: attemptDuration),
                             isRedirectHop: isRedirectHop)
             return
