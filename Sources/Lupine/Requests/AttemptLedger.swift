@@ -12,19 +12,28 @@ import FoundationNetworking
 /// an array. Records are read and changed in place (`withCurrent`, `updateCurrent`): a copy of
 /// one costs the retains of its requests, response and facade.
 struct AttemptLedger {
-    private var first: AttemptRecord?
+    /// The first attempt's record once `hasFirst`, a blank one before. Not optional: a record
+    /// read out of an optional is copied first (its request, response and task retained and
+    /// released), and the request reads its current attempt a dozen times per GET.
+    private var first = AttemptRecord(number: 0)
+    private var hasFirst = false
     private var later: [AttemptRecord] = []
 
     /// The number of attempts begun.
-    var count: Int { first == nil ? 0 : 1 + later.count }
+    var count: Int { hasFirst ? 1 + later.count : 0 }
 
-    var isEmpty: Bool { first == nil }
+    var isEmpty: Bool { !hasFirst }
 
     /// A new attempt begins: its record is appended, and becomes the current one. Returns its number.
     @discardableResult
     mutating func beginAttempt() -> Int {
         let record = AttemptRecord(number: count)
-        if first == nil { first = record } else { later.append(record) }
+        if hasFirst {
+            later.append(record)
+        } else {
+            first = record
+            hasFirst = true
+        }
         return record.number
     }
 
@@ -32,33 +41,33 @@ struct AttemptLedger {
 
     /// Reads the current (last) attempt in place; nil when none has begun.
     func withCurrent<Result>(_ body: (AttemptRecord) -> Result) -> Result? {
-        if later.isEmpty { return first.map(body) }
+        if later.isEmpty { return hasFirst ? body(first) : nil }
         return body(later[later.count - 1])
     }
 
     /// Changes the current (last) attempt in place; nil when none has begun.
     mutating func updateCurrent<Result>(_ body: (inout AttemptRecord) -> Result) -> Result? {
-        if later.isEmpty { return first?.update(body) }
+        if later.isEmpty { return hasFirst ? body(&first) : nil }
         return later[later.count - 1].update(body)
     }
 
     /// Reads attempt `number` in place; nil when there is no such attempt.
     func withRecord<Result>(_ number: Int, _ body: (AttemptRecord) -> Result) -> Result? {
-        if number == 0 { return first.map(body) }
+        if number == 0 { return hasFirst ? body(first) : nil }
         guard later.indices.contains(number - 1) else { return nil }
         return body(later[number - 1])
     }
 
     /// Changes attempt `number` in place; nil when there is no such attempt.
     mutating func updateRecord<Result>(_ number: Int, _ body: (inout AttemptRecord) -> Result) -> Result? {
-        if number == 0 { return first?.update(body) }
+        if number == 0 { return hasFirst ? body(&first) : nil }
         guard later.indices.contains(number - 1) else { return nil }
         return later[number - 1].update(body)
     }
 
     /// Calls `body` with each record, oldest first, in place.
     func forEach(_ body: (AttemptRecord) -> Void) {
-        guard let first else { return }
+        guard hasFirst else { return }
         body(first)
         for index in later.indices { body(later[index]) }
     }

@@ -45,10 +45,10 @@ struct AttemptRecord {
         body(&self)
     }
 
-    /// Whether the attempt has a task that has not completed.
+    /// Whether the attempt has a task that has not completed. Read through optional chaining:
+    /// binding the task would copy it (and its request) for the check.
     var hasLiveTask: Bool {
-        guard let task else { return false }
-        return task.outcome == nil
+        task?.isCompleted == false
     }
 
     /// What the attempt's task facade reports now; nil when the attempt has no task.
