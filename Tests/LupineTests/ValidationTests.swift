@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Lupine
+import LupineTestServer
 import Testing
 
 /// `validate(...)` on data requests, against status codes and content types answered by a
@@ -107,5 +108,51 @@ import Testing
             .validate { _, _, data in seen.withValue { $0 = data?.count ?? -1 }; return .success(()) }
             .serializingData().response
         #expect(seen.current == 100)
+    }
+}
+
+/// What a validation is handed over loopback: the request as the adapter left it and the response
+/// of the attempt, and nothing once an earlier validation failed.
+@Suite struct ValidationInputTests {
+    @Test func aValidationSeesTheAdaptedRequestAndTheResponse() async throws {
+        let server = try await testServer()
+        let adapter = Adapter { request, _, completion in
+            var request = request
+            request.setValue("adapted", forHTTPHeaderField: "X-Stage")
+            completion(.success(request))
+        }
+        let session = Session(interceptor: adapter)
+        let seen = Locked<[String?]>([])
+        let request = session.request(server.url("/status/418"))
+        let response = await request
+            .validate { request, response, _ in
+                seen.withValue { $0 = [request?.value(forHTTPHeaderField: "X-Stage"), String(response.statusCode)] }
+                return .success(())
+            }
+            .validate()
+            .validate { _, _, _ in
+                seen.withValue { $0.append("after the failure") }
+                return .success(())
+            }
+            .serializingData().response
+        #expect(seen.current == ["adapted", "418"])
+        #expect(response.error?.responseCode == 418)
+        #expect(request.lastRequest?.value(forHTTPHeaderField: "X-Stage") == "adapted")
+        withExtendedLifetime(session) {}
+    }
+
+    /// The head arrived, then the connection closed in the middle of the body: there is a
+    /// response, and an error, so no validation runs.
+    @Test func noValidationRunsAfterATransportError() async throws {
+        let server = try await testServer()
+        let session = Session()
+        let ran = Locked(false)
+        let response = await session.request(server.url("/fault/close-mid-body"))
+            .validate { _, _, _ in ran.withValue { $0 = true }; return .success(()) }
+            .serializingData().response
+        #expect(response.response?.statusCode == 200)
+        #expect(response.error?.isSessionTaskError == true)
+        #expect(ran.current == false)
+        withExtendedLifetime(session) {}
     }
 }

@@ -152,8 +152,7 @@ public class DataRequest: Request, @unchecked Sendable {
 
     /// Runs one validation, while there is no error, and tells the monitors its result.
     private func runValidation(_ check: ResponseCheck) {
-        guard error == nil, let response = lazyResponse else { return }
-        let request = self.request
+        guard let (request, response) = validationInput else { return }
         let data = self.data
         ThreadContract.userCode("a validator")
         guard let result = check(request, response, data) else { return }

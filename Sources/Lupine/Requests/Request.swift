@@ -158,6 +158,14 @@ public class Request: @unchecked Sendable {
     public var response: HTTPURLResponse? { lazyResponse?.response }
     /// The response of the most recent exchange as the pipeline carries it (see `LazyHTTPResponse`).
     var lazyResponse: LazyHTTPResponse? { mutableState.withLock { $0.machine.response } }
+    /// What a validation reads, in one take of the lock and without copying the error out: the
+    /// last request and the response, or nil when there is an error already or no response.
+    var validationInput: (request: URLRequest?, response: LazyHTTPResponse)? {
+        mutableState.withLock { state in
+            guard state.machine.error == nil, let response = state.machine.response else { return nil }
+            return (state.requests.last, response)
+        }
+    }
     /// Number of retries performed so far.
     public var retryCount: Int { mutableState.withLock { $0.machine.retryCount } }
     /// Current error (creation, adaptation, transport, validation, cancellation); reset on retry.
