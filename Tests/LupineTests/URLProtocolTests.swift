@@ -237,3 +237,16 @@ import Testing
 private struct StubbedItem: Decodable, Equatable, Sendable {
     let name: String
 }
+
+/// Foundation's `data:` loader is picked by the URL's scheme, and only for that scheme: one that
+/// merely begins with "data", or is shorter, goes to the transport, which does not speak it.
+@Suite struct DataURLSchemeTests {
+    @Test func onlyTheDataSchemeGoesToTheDataLoader() async throws {
+        let data = await AF.request("data:,hi").serializingData().response
+        #expect(data.value == Data("hi".utf8))
+        for string in ["database:,hi", "dat:,hi", "datadata:,hi"] {
+            let response = await AF.request(string).serializingData().response
+            #expect((response.error?.underlyingError as? URLError)?.code == .unsupportedURL, "\(string)")
+        }
+    }
+}

@@ -13,7 +13,13 @@ extension Session {
     ///   `AFError.serverTrustEvaluationFailed(reason: .noRequiredEvaluator(host:))`: the request
     ///   then fails before anything is sent. A non-AFError is wrapped as `.customEvaluationFailed`.
     func tlsPolicy(for url: URL, requestCredential: URLCredential?) throws -> TransportTLSPolicy? {
-        guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "wss", let host = url.host else { return nil }
+        try tlsPolicy(for: url, scheme: url.scheme?.lowercased(), requestCredential: requestCredential)
+    }
+
+    /// `tlsPolicy(for:requestCredential:)` for a caller that has read `url`'s scheme, lowercased,
+    /// already (each read of `URL.scheme` makes the string anew).
+    func tlsPolicy(for url: URL, scheme: String?, requestCredential: URLCredential?) throws -> TransportTLSPolicy? {
+        guard let scheme, scheme == "https" || scheme == "wss", let host = url.host else { return nil }
         var evaluator: (any ServerTrustEvaluating)?
         if let serverTrustManager {
             do {

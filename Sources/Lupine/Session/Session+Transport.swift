@@ -47,7 +47,7 @@ extension Session {
         if let cookie = cookieHeader(for: urlRequest, headerFields: sentFields) { headerFields.append(cookie) }
         headerFields += conditionalHeaders
         let proxy = proxy(for: url, headerFields: &headerFields)
-        let tlsPolicy = evaluatesTrust ? try tlsPolicy(for: url, requestCredential: credential) : nil
+        let tlsPolicy = evaluatesTrust ? try tlsPolicy(for: url, scheme: scheme, requestCredential: credential) : nil
         let requestTimeout = urlRequest.timeoutInterval
         let idleTimeout = requestTimeout != Self.defaultRequestTimeout && requestTimeout > 0
             ? requestTimeout

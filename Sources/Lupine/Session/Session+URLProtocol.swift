@@ -21,7 +21,7 @@ extension Session {
                 return answering
             }
         }
-        guard let dataURLClass = URLProtocolRegistry.dataURLClass, outgoing.url?.scheme?.lowercased() == "data" else {
+        guard let dataURLClass = URLProtocolRegistry.dataURLClass, outgoing.url?.lupineHasScheme("data") == true else {
             return nil
         }
         return dataURLClass
