@@ -97,6 +97,31 @@ import Testing
         #expect(await (field.source == .sessionConfiguration ? Session() : session).performsNormalRequest(on: server))
     }
 
+    /// The Session's own fields are checked once, when it is made: every request sending them
+    /// alone is refused with the first bad one by name, and so is one sending fields of its own
+    /// beside them; a request replacing the bad one with its own value is sent.
+    @Test func aBadSessionFieldRefusesEveryRequestThatSendsIt() async throws {
+        let server = try await testServer()
+        let path = "/anything/bad-session-field-\(UUID().uuidString)"
+        let configuration = URLSessionConfiguration.af.default
+        configuration.httpAdditionalHeaders = ["X-Zeta": "z\r\nInjected: 1", "X-Alpha": "a\u{0}"]
+        let session = Session(configuration: configuration)
+        for headers: HTTPHeaders in [[], [], ["X-Own": "fine"]] {
+            let response = await session.request(server.url(path), headers: headers).serializingData().response
+            guard case let .createURLRequestFailed(underlying)? = response.error,
+                  let headerError = underlying as? InvalidHTTPHeaderError
+            else {
+                Issue.record("expected createURLRequestFailed(InvalidHTTPHeaderError), got \(String(describing: response.error))")
+                continue
+            }
+            #expect(headerError.name == "X-Alpha")
+        }
+        #expect(server.hits(for: path) == 0)
+        let replaced = await session.request(server.url(path), headers: ["X-Alpha": "a", "X-Zeta": "z"]).serializingData().response
+        #expect(replaced.response?.statusCode == 200)
+        #expect(server.hits(for: path) == 1)
+    }
+
     @Test(arguments: ["GET /anything/smuggled HTTP/1.1\r\nHost: x\r\n\r\nGET", "GET\r\n", "GE\u{0}T", "BAD METHOD", ""])
     func methodThatIsNotATokenIsRefusedBeforeSending(_ method: String) async throws {
         let server = try await testServer()

@@ -126,7 +126,7 @@ extension Request {
         // same as when they were asked first.
         var prepared: PreparedHop
         do {
-            try URLRequest.lupineValidateHeaderFields(outgoing.headerFields)
+            try outgoing.validateHeaderFields()
             if case .fail? = cacheAction { throw Self.cacheMissError(for: outgoing.url) }
             prepared = try environment.prepareHop(plan, for: self, start: StartedHop(deadline: deadline, credential: credential))
         } catch {

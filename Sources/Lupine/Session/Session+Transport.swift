@@ -9,7 +9,8 @@ extension Session {
     /// What a hop of `urlRequest` sends: the configuration's `httpAdditionalHeaders` are added
     /// where the request does not set the same header itself.
     func outgoingRequest(for urlRequest: URLRequest) -> OutgoingRequest {
-        OutgoingRequest(base: urlRequest, adding: additionalHeaderFields, sessionFieldsAlone: additionalHeaderDictionary)
+        OutgoingRequest(base: urlRequest, adding: additionalHeaderFields, sessionFieldsAlone: additionalHeaderDictionary,
+                        sessionFieldsProblem: additionalHeaderProblem)
     }
 
     /// The transport's view of `urlRequest`, sending `sentFields` (an `OutgoingRequest`'s fields:
@@ -90,6 +91,16 @@ extension Session {
                 let rightLower = (0x41...0x5A).contains(rightByte) ? rightByte | 0x20 : rightByte
                 if leftLower != rightLower { return leftLower < rightLower }
             }
+        }
+    }
+
+    /// What `URLRequest.lupineValidateHeaderFields` throws for `fields`, if anything.
+    static func headerFieldsProblem(_ fields: [String: String]) -> AFError? {
+        do {
+            try URLRequest.lupineValidateHeaderFields(fields)
+            return nil
+        } catch {
+            return error.asAFError ?? .createURLRequestFailed(error: error)
         }
     }
 

@@ -59,6 +59,8 @@ open class Session: @unchecked Sendable {
     let additionalHeaderFields: [(name: String, value: String)]
     /// `additionalHeaderFields` as the fields of a request that has none, made once.
     let additionalHeaderDictionary: [String: String]
+    /// What checking `additionalHeaderDictionary` before sending finds (a CR, LF or NUL), once.
+    let additionalHeaderProblem: AFError?
     /// Traces requests; nil when no tracer was active at creation (see `TracingEventMonitor`).
     let tracing: TracingEventMonitor?
     /// Records metrics; nil when no metrics backend was active at creation (see `MetricsEventMonitor`).
@@ -165,6 +167,7 @@ open class Session: @unchecked Sendable {
             .compactMap { key, value in (key as? String).map { (name: $0, value: "\(value)") } }
             .sorted { $0.name < $1.name }
         additionalHeaderDictionary = OutgoingRequest.fields([:], adding: additionalHeaderFields) ?? [:]
+        additionalHeaderProblem = Self.headerFieldsProblem(additionalHeaderDictionary)
         self.rootQueue = serialRootQueue
         self.startRequestsImmediately = startRequestsImmediately
         self.requestSetup = requestSetup
