@@ -51,6 +51,11 @@ struct RequestBodyWriter {
             context.write(NIOAny(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(data: data)))), promise: lastWrite)
             return
         }
+        if var lent = LentDataBuffers.buffer(lending: data), let leading = lent.readSlice(length: leadingDataBodySlice) {
+            context.writeAndFlush(NIOAny(HTTPClientRequestPart.body(.byteBuffer(leading))), promise: nil)
+            context.writeAndFlush(NIOAny(HTTPClientRequestPart.body(.byteBuffer(lent))), promise: lastWrite)
+            return
+        }
         var start = data.startIndex
         var sliceSize = leadingDataBodySlice
         while start < data.endIndex {
