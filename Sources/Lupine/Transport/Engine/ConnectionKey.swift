@@ -22,7 +22,7 @@ struct ConnectionKey: Hashable, Sendable {
     /// on a connection of its own.
     static func make(for request: TransportRequest, http1Only: Bool = false) -> (key: ConnectionKey, shareable: Bool)? {
         let url = request.url
-        guard let scheme = url.scheme, let rawHost = url.host, !rawHost.isEmpty else { return nil }
+        guard let scheme = url.scheme, let rawHost = host(of: url), !rawHost.isEmpty else { return nil }
         let usesTLS: Bool
         switch scheme.lowercased() {
         case "http", "ws": usesTLS = false
@@ -34,7 +34,7 @@ struct ConnectionKey: Hashable, Sendable {
         // A plain connection never speaks h2 (no h2c), so a ws:// upgrade shares the http pool
         // unless it must tunnel through a proxy.
         let needsOwnConnections = http1Only && (usesTLS || request.proxy?.kind == .http)
-        var key = ConnectionKey(usesTLS: usesTLS, host: host.lowercased(), port: url.port ?? (usesTLS ? 443 : 80),
+        var key = ConnectionKey(usesTLS: usesTLS, host: lowercased(host), port: url.port ?? (usesTLS ? 443 : 80),
                                 proxy: request.proxy, evaluator: nil, clientCredential: nil, http1Only: needsOwnConnections)
         var shareable = true
         if usesTLS, let policy = request.tlsPolicy {
@@ -45,6 +45,18 @@ struct ConnectionKey: Hashable, Sendable {
             key.clientCredential = policy.clientCredential.map(ObjectIdentifier.init)
         }
         return (key, shareable)
+    }
+
+    /// The host of `url`, percent escapes decoded. Decoding parses the host again and copies it, on
+    /// every request: skipped when the host as written holds no escape (nearly always).
+    private static func host(of url: URL) -> String? {
+        guard let written = url.host(percentEncoded: true), !written.utf8.contains(UInt8(ascii: "%")) else { return url.host }
+        return written
+    }
+
+    /// The host, lowercased: a copy only when it has an uppercase letter.
+    private static func lowercased(_ host: String) -> String {
+        host.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") || $0 >= 0x80 } ? host.lowercased() : host
     }
 
     /// "host:port", with brackets around an IPv6 address: how descriptions and logs name it.
