@@ -244,6 +244,12 @@ private struct StubbedItem: Decodable, Equatable, Sendable {
     @Test func onlyTheDataSchemeGoesToTheDataLoader() async throws {
         let data = await AF.request("data:,hi").serializingData().response
         #expect(data.value == Data("hi".utf8))
+        // Schemes are case-insensitive (RFC 3986, section 3.1): before, Foundation's loader never
+        // answered these, and the request waited for its timeout.
+        for string in ["DATA:,hi", "Data:,hi"] {
+            let response = await AF.request(string, requestModifier: { $0.timeoutInterval = 10 }).serializingData().response
+            #expect(response.value == Data("hi".utf8), "\(string): \(String(describing: response.error))")
+        }
         for string in ["database:,hi", "dat:,hi", "datadata:,hi"] {
             let response = await AF.request(string).serializingData().response
             #expect((response.error?.underlyingError as? URLError)?.code == .unsupportedURL, "\(string)")
