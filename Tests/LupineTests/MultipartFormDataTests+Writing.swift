@@ -150,8 +150,9 @@ extension MultipartFormDataTests {
     @Test func largeFilePartIsWrittenWithBoundedMemory() throws {
         try Self.withTemporaryDirectory { directory in
             // Resident memory is the whole process's, and other suites run alongside (bodies of
-            // tens of MiB): growth is held to half the part, which reading the part whole would
-            // exceed whatever else runs, and which the others' noise (up to ~25 MB seen) does not.
+            // 100 MiB among them): growth is held to three quarters of the part, which reading the
+            // part whole would exceed whatever else runs, and which the others' noise does not
+            // (up to ~25 MB seen, then 66 MB in one full run, which failed a bound of half).
             let size = 128 * 1024 * 1024
             let input = directory.appendingPathComponent("large.bin")
             try Self.writePatternFile(at: input, size: size)
@@ -165,7 +166,7 @@ extension MultipartFormDataTests {
             let after = try #require(Self.residentBytes(peakWasReset ? "VmHWM" : "VmRSS"))
 
             let growth = after > before ? after - before : 0
-            #expect(growth < UInt64(size / 2), "resident memory grew by \(growth) bytes")
+            #expect(growth < UInt64(size / 4 * 3), "resident memory grew by \(growth) bytes")
 
             let header = Self.bytes("--big\r\nContent-Disposition: form-data; name=\"large\"; filename=\"large.bin\"\r\nContent-Type: application/octet-stream\r\n\r\n")
             let trailer = Self.bytes("\r\n--big--\r\n")

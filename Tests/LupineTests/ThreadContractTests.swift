@@ -18,6 +18,13 @@ import Testing
 /// is these requests' loops, not the rest of the suite's traffic on the singleton group.
 /// Serialized: each case blocks threads for 2 s.
 @Suite(.serialized) struct ThreadContractTests {
+    /// The event loops these tests' Sessions run on, watched by `EventLoopProbe`: a group of the
+    /// suite's, never shut down (as the singleton the engine uses by default is not). A group shut
+    /// down at the end of each test left Sessions still alive on it, whose deinit then closed
+    /// their connections through a loop that no longer ran tasks: NIO dropped the task, and its
+    /// promise's leak stopped a debug run of the suite once.
+    static let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+
     enum UserCode: String, CaseIterable, Sendable {
         case adapter, retrier, validator, serializer, eventMonitor, notificationObserver, redirectHandler
         case cachedResponseHandler, responseHeadHandler, downloadProgress, streamHandler, downloadDestination
@@ -26,7 +33,7 @@ import Testing
     @Test(arguments: UserCode.allCases)
     func userCodeBlockingForTwoSecondsLeavesEveryEventLoopFree(_ kind: UserCode) async throws {
         let server = try await testServer()
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let group = Self.group
         let runs = [Run(api: .closure, busyRootQueue: false, group: group), Run(api: .closure, busyRootQueue: true, group: group),
                     Run(api: .async, busyRootQueue: false, group: group)]
         // The three run at once, each on a Session of its own, each blocking once for 2 s.
@@ -55,7 +62,6 @@ import Testing
         #expect(gates.allSatisfy { $0.isStillBlocking }, "\(kind): the block ended before the checks")
         gates.forEach { $0.release() }
         for request in requests { await request.value }
-        try await group.shutdownGracefully()
     }
 
     /// A cache store on a slow disk delays no other request: the file is written on the disk
@@ -64,7 +70,7 @@ import Testing
         let server = try await testServer()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lupine-slow-disk-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let group = Self.group
         let configuration = URLSessionConfiguration.af.ephemeral
         configuration.urlCache = URLCache(memoryCapacity: 0, diskCapacity: 10 << 20, diskPath: directory.path)
         let session = Self.session(configuration, eventMonitors: [], on: group)
@@ -88,7 +94,6 @@ import Testing
         let again = await session.request(server.url("/cache/60")).serializingData().response
         #expect(again.response?.statusCode == 200)
         withExtendedLifetime(session) {}
-        try await group.shutdownGracefully()
     }
 
     // MARK: The runs
