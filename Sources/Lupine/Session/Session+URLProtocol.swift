@@ -9,8 +9,8 @@ extension Session {
     /// The URLProtocol class that answers `urlRequest`, if any: the configuration's
     /// `protocolClasses` in order, then the classes registered with `URLProtocol.registerClass(_:)`,
     /// most recent first; the first whose `canInit(with:)` accepts the request wins, as with
-    /// URLSession. A `data:` URL none of them answers goes to Foundation's own loader of them, as
-    /// with URLSession on Linux. WebSocket requests always use the network.
+    /// URLSession. A `data:` URL none of them answers goes to Lupine's loader of them, as it goes
+    /// to Foundation's with URLSession. WebSocket requests always use the network.
     func urlProtocolClass(for outgoing: OutgoingRequest, request: Request) -> URLProtocol.Type? {
         guard !(request is WebSocketRequest) else { return nil }
         let registered = URLProtocolRegistry.registered
@@ -21,10 +21,7 @@ extension Session {
                 return answering
             }
         }
-        guard let dataURLClass = URLProtocolRegistry.dataURLClass, outgoing.url?.lupineHasScheme("data") == true else {
-            return nil
-        }
-        return dataURLClass
+        return outgoing.url?.lupineHasScheme("data") == true ? URLProtocolRegistry.dataURLClass : nil
     }
 
     /// The transport that answers one exchange of `request` with `protocolClass`.

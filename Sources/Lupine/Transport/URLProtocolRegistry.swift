@@ -38,9 +38,9 @@ enum URLProtocolRegistry {
         }
     }
 
-    /// swift-corelibs-foundation's loader of `data:` URLs (RFC 2397), which its URLSession consults
-    /// for every task though no configuration lists it; nil where Foundation has no such class.
-    static let dataURLClass: URLProtocol.Type? = NSClassFromString("FoundationNetworking._DataURLProtocol") as? URLProtocol.Type
+    /// Lupine's loader of `data:` URLs (RFC 2397), consulted for every request though no
+    /// configuration lists it, after the user's classes, as URLSession consults its own.
+    static let dataURLClass: URLProtocol.Type = DataURLProtocol.self
 
     /// The classes of a configuration's `protocolClasses` that Lupine consults: Foundation's own
     /// (its HTTP, FTP, data and WebSocket loaders) are left out, since Lupine's transport is the

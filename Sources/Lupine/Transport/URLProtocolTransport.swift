@@ -173,23 +173,11 @@ final class URLProtocolExchange: NSObject, URLProtocolClient, TransportTask, @un
         loader.startLoading()
     }
 
-    /// `url` with its scheme written "data". Schemes are case-insensitive (RFC 3986, section 3.1),
-    /// but Foundation's loader of `data:` URLs on Linux reads only "data:", and reports a URL it
-    /// cannot read to a URLSession task's delegate, which an exchange has not: given "DATA:,hi" it
-    /// never answered, and the request waited for its timeout.
-    private static func withLowercaseDataScheme(_ url: URL) -> URL {
-        guard !url.absoluteString.hasPrefix("data:"),
-              var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
-        components.scheme = "data"
-        return components.url ?? url
-    }
-
     /// The URLRequest the protocol sees: the Session's request with the exchange's URL, method,
     /// header fields (cookies and conditional fields included) and body.
     private func requestForProtocol(body: TransportRequestBody?) -> URLRequest {
         var request = baseRequest
-        request.url = protocolClass == URLProtocolRegistry.dataURLClass
-            ? Self.withLowercaseDataScheme(transportRequest.url) : transportRequest.url
+        request.url = transportRequest.url
         request.httpMethod = transportRequest.method.rawValue
         var fields: [String: String] = [:]
         for field in transportRequest.headerFields {
