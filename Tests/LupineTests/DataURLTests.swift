@@ -97,6 +97,7 @@ import Testing
         #expect(http.mimeType == valid.mimeType)
         #expect(http.textEncodingName == valid.textEncodingName)
         #expect(http.expectedContentLength == Int64(valid.bytes.count))
+        #expect(http.url == URL(string: valid.url))
 
         async let download = AF.download(valid.url).serializingData(emptyResponseCodes: [200]).response
         async let stream = Self.streamedBytes(AF.streamRequest(valid.url))

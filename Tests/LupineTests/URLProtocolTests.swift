@@ -211,8 +211,8 @@ import Testing
 
     // MARK: data: URLs
 
-    /// URLSession on Linux answers `data:` URLs (RFC 2397) with Foundation's own loader, though no
-    /// configuration lists it; so does Lupine, with no network involved.
+    /// URLSession answers `data:` URLs (RFC 2397) with Foundation's own loader, though no
+    /// configuration lists it; so does Lupine, with a loader of its own and no network involved.
     @Test func dataURLsAreAnsweredWithTheirDecodedContent() async throws {
         let base64 = await AF.request("data:text/plain;charset=utf-8;base64,aMOpbGxv").validate().serializingString().response
         #expect(base64.value == "héllo")
@@ -238,14 +238,14 @@ private struct StubbedItem: Decodable, Equatable, Sendable {
     let name: String
 }
 
-/// Foundation's `data:` loader is picked by the URL's scheme, and only for that scheme: one that
-/// merely begins with "data", or is shorter, goes to the transport, which does not speak it.
+/// The `data:` loader is picked by the URL's scheme, and only for that scheme: one that merely
+/// begins with "data", or is shorter, goes to the transport, which does not speak it.
 @Suite struct DataURLSchemeTests {
     @Test func onlyTheDataSchemeGoesToTheDataLoader() async throws {
         let data = await AF.request("data:,hi").serializingData().response
         #expect(data.value == Data("hi".utf8))
-        // Schemes are case-insensitive (RFC 3986, section 3.1): before, Foundation's loader never
-        // answered these, and the request waited for its timeout.
+        // Schemes are case-insensitive (RFC 3986, section 3.1): corelibs' loader, used before,
+        // never answered these, and the request waited for its timeout.
         for string in ["DATA:,hi", "Data:,hi"] {
             let response = await AF.request(string, requestModifier: { $0.timeoutInterval = 10 }).serializingData().response
             #expect(response.value == Data("hi".utf8), "\(string): \(String(describing: response.error))")
