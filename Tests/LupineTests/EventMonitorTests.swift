@@ -256,4 +256,26 @@ import Testing
         #expect(seen.current.values.allSatisfy { $0 == names })
         withExtendedLifetime(session) {}
     }
+
+    /// Each request's notifications carry a userInfo of their own that holds that request alone
+    /// (it is copied from one template per process, which must never keep a request).
+    @Test func notificationUserInfoHoldsItsRequestAlone() async throws {
+        let server = try await testServer()
+        let session = Session()
+        let requests = (0..<3).map { _ in session.request(server.url("/get")) }
+        let identifiers = Set(requests.map(\.id))
+        let seen = Locked<[(id: UUID, count: Int)]>([])
+        let observer = NotificationCenter.default.addObserver(forName: Request.didFinishNotification, object: nil, queue: nil) { note in
+            guard let request = note.request, identifiers.contains(request.id) else { return }
+            seen.withValue { $0.append((request.id, note.userInfo?.count ?? 0)) }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        for request in requests {
+            _ = await request.serializingData().response
+        }
+        #expect(await waitUntil { seen.current.count == 3 })
+        #expect(Set(seen.current.map(\.id)) == identifiers)
+        #expect(seen.current.allSatisfy { $0.count == 1 })
+        withExtendedLifetime(session) {}
+    }
 }

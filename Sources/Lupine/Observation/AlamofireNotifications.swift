@@ -40,10 +40,23 @@ extension Request {
     /// with its own `didFinishNotification`).
     func notificationUserInfo(endingWith isLast: Bool) -> [AnyHashable: Any] {
         mutableState.withLock { state in
-            let userInfo = state.notificationUserInfo ?? [Request.notificationRequestKey: self]
+            let userInfo = state.notificationUserInfo ?? Request.notificationUserInfo(holding: self)
             state.notificationUserInfo = isLast ? nil : userInfo
             return userInfo
         }
+    }
+
+    /// The userInfo of every notification, its one value a placeholder. The key is hashed and
+    /// placed once per process. Unchecked: a constant holding a String and `()`, only copied.
+    nonisolated(unsafe) private static let notificationUserInfoTemplate: [AnyHashable: Any] = [notificationRequestKey: ()]
+
+    /// `[notificationRequestKey: request]`, copied from the template with the value set in place:
+    /// a dictionary literal hashes its key (wrapped in `AnyHashable`) for every request, which
+    /// cost more than the rest of the four notifications' userInfo.
+    private static func notificationUserInfo(holding request: Request) -> [AnyHashable: Any] {
+        var userInfo = notificationUserInfoTemplate
+        userInfo.values[userInfo.startIndex] = request
+        return userInfo
     }
 }
 
