@@ -110,6 +110,7 @@ struct AttemptLedger {
         updateCurrent { record -> Int? in
             guard record.task == nil else { return nil }
             record.task = AttemptTask(identifier: identifier, originalRequest: originalRequest)
+            record.hasLiveTask = true
             return record.number
         } ?? nil
     }
@@ -125,6 +126,17 @@ struct AttemptLedger {
         updateCurrent { record -> Int? in
             guard record.hasLiveTask else { return nil }
             record.task?.update(body)
+            return record.number
+        } ?? nil
+    }
+
+    /// The task of the current attempt, if it runs, completes with `outcome` (its own values from
+    /// then on); returns the attempt's number.
+    mutating func endLiveTask(_ outcome: AttemptTaskOutcome) -> Int? {
+        updateCurrent { record -> Int? in
+            guard record.hasLiveTask else { return nil }
+            record.task?.outcome = outcome
+            record.hasLiveTask = false
             return record.number
         } ?? nil
     }

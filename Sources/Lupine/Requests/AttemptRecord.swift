@@ -45,11 +45,11 @@ struct AttemptRecord {
         body(&self)
     }
 
-    /// Whether the attempt has a task that has not completed. Read through optional chaining:
-    /// binding the task would copy it (and its request) for the check.
-    var hasLiveTask: Bool {
-        task?.isCompleted == false
-    }
+    /// Whether the attempt has a task that has not completed: set by `AttemptLedger.beginTask`,
+    /// cleared by `AttemptLedger.endLiveTask`, which sets the task's outcome. Stored: read
+    /// through the optional `task`, each check copied the task (its request and facade retained
+    /// and released), and a GET checks it half a dozen times, on either side of the wake-up.
+    var hasLiveTask = false
 
     /// What the attempt's task facade reports now; nil when the attempt has no task.
     /// `requestState` is the request's, `upload` and `download` its counts (a live task reports

@@ -418,7 +418,7 @@ struct RequestStateMachine {
 
     /// The running task's exchange ended: its own values are frozen. Returns its attempt's number.
     mutating func taskEnds(_ outcome: AttemptTaskOutcome) -> Int? {
-        ledger.updateLiveTask { $0.outcome = outcome }
+        ledger.endLiveTask(outcome)
     }
 
     /// A redirect hop of the running task answered `response`, shown to a redirect handler.
