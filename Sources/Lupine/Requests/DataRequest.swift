@@ -159,6 +159,9 @@ public class DataRequest: Request, @unchecked Sendable {
         if case let .failure(error) = result {
             self.error = error.asAFError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
         }
+        // Checked before the event's payload is made: building and destroying it (the request,
+        // the response, the body, the result) cost more than the validation when no one listens.
+        guard monitorsWant(.didValidateData) else { return }
         notify(.didValidateData, about: (self, request, response, data, result)) { monitor, about in
             if let made = about.2.response {
                 monitor.request(about.0, didValidateRequest: about.1, response: made, data: about.3, withResult: about.4)
