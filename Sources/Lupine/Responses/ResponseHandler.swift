@@ -143,9 +143,11 @@ final class ResponseHandler<Reading: ResponseReading>: PendingResponse<Reading.R
     @_specialize(exported: false, kind: full, where Reading == DataResponseReading<StringResponseSerializer>)
     private func deliveredResponse() -> Reading.Response? {
         // Read in place: copying the pair out would look up the metadata of its generic tuple type
-        // for every response.
+        // for every response. Taken out, not copied: a response is delivered once per run of the
+        // handler (a new run reads a new one), and the handler then dies holding no response,
+        // whose destruction through the generic tuple cost more than the copy.
         outcome.withLock { outcome in
-            guard let response = outcome.response else { return nil }
+            guard let response = outcome.response.take() else { return nil }
             return outcome.replacement.map { response.replacingResult(with: $0) } ?? response
         }
     }
