@@ -190,7 +190,7 @@ import Testing
                                             bytesExpectedToReceive: 0)
 
     static func outgoing(_ url: String) -> OutgoingRequest {
-        OutgoingRequest(base: URLRequest(url: URL(string: url)!), adding: [], sessionFieldsAlone: [:])
+        OutgoingRequest(base: URLRequest(url: URL(string: url)!), sessionFields: SessionHeaderFields(nil))
     }
 
     static func response() throws -> LazyHTTPResponse {

@@ -279,6 +279,34 @@ import Testing
         #expect(response.error?.sessionTaskURLErrorCode == .resourceUnavailable)
     }
 
+    /// `only-if-cached` among the Session's own header fields (which a request without fields of
+    /// its own sends alone) answers from the store or fails, as it does in a request's fields.
+    @Test func onlyIfCachedInTheSessionsHeadersFailsWhenNothingIsStored() async throws {
+        let server = try await testServer()
+        let session = Self.session { configuration in
+            var headers = configuration.httpAdditionalHeaders ?? [:]
+            headers["Cache-Control"] = "only-if-cached"
+            configuration.httpAdditionalHeaders = headers
+        }
+        let resource = Self.resource(server, ["Cache-Control": "max-age=3600"])
+        let response = await Self.fetch(session, resource.url)
+
+        #expect(server.hits(for: resource.path) == 0)
+        #expect(response.error?.sessionTaskURLErrorCode == .resourceUnavailable)
+    }
+
+    @Test func onlyIfCachedInTheRequestsHeadersFailsWhenNothingIsStored() async throws {
+        let server = try await testServer()
+        let session = Self.session()
+        let resource = Self.resource(server, ["Cache-Control": "max-age=3600"])
+        let response = await Self.fetch(session, resource.url) { $0.setValue("only-if-cached", forHTTPHeaderField: "cache-control") }
+        let allowed = await Self.fetch(session, resource.url) { $0.setValue("no-cache", forHTTPHeaderField: "Cache-Control") }
+
+        #expect(server.hits(for: resource.path) == 1)
+        #expect(response.error?.sessionTaskURLErrorCode == .resourceUnavailable)
+        #expect(allowed.error == nil)
+    }
+
     @Test func configurationCachePolicyAppliesToRequestsWithTheDefaultPolicy() async throws {
         let server = try await testServer()
         let session = Self.session { $0.requestCachePolicy = .reloadIgnoringLocalCacheData }

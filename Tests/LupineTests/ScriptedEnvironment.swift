@@ -129,7 +129,7 @@ final class ScriptedEnvironment: RequestEnvironment {
         noteQueue(of: "planHop")
         beforeHop?(request)
         let cacheAction: HTTPCacheAction? = request.usesHTTPCache ? script.withLockedValue { $0.cacheActions.popFirst() ?? .load } : nil
-        let outgoing = OutgoingRequest(base: urlRequest, adding: [], sessionFieldsAlone: [:])
+        let outgoing = OutgoingRequest(base: urlRequest, sessionFields: SessionHeaderFields(nil))
         request.sendHop(HopPlan(outgoing: outgoing, cacheAction: cacheAction, attemptDuration: nil), isRedirectHop: isRedirectHop)
     }
 

@@ -17,28 +17,33 @@ struct HTTPCache: Sendable {
     /// What the cache does for one hop sending `headerFields` (an `OutgoingRequest`'s), decided
     /// before the network is used. Nil when only a read of the disk can tell and
     /// `allowingDiskIO` is false (the caller is on an event loop or in a task): ask again where
-    /// the disk may be read.
+    /// the disk may be read. `asksOnlyIfCached` is what `HTTPCacheRules.asksOnlyIfCached` finds in
+    /// `headerFields`, when the caller knows it already.
     func action(for request: URLRequest, headerFields requestHeaders: [String: String], policy: URLRequest.CachePolicy,
-                now: Date = Date(), allowingDiskIO: Bool = true) -> HTTPCacheAction? {
+                asksOnlyIfCached: Bool? = nil, now: Date? = nil, allowingDiskIO: Bool = true) -> HTTPCacheAction? {
         guard let url = request.url else { return .load }
         let method = request.httpMethod ?? "GET"
         // Only a GET is ever answered from the store, and the reload policies never use it: the
         // store is not asked then.
         guard method.lupineEqualsIgnoringASCIICase("GET"),
               policy != .reloadIgnoringLocalCacheData, policy != .reloadIgnoringLocalAndRemoteCacheData else { return .load }
-        // An empty store misses without the key being made (a walk over the whole URL).
-        var stored: StoredResponse?
-        if !store.isEmpty {
-            switch store.lookUp(url, key: HTTPCacheKey(url), requestHeaders: requestHeaders, allowingDiskIO: allowingDiskIO) {
-            case let .found(found): stored = found
-            case .needsDiskIO: return nil
-            }
+        // An empty store misses without the key being made (a walk over the whole URL), the
+        // request's other fields read or the clock asked.
+        guard !store.isEmpty else {
+            let decision = HTTPCacheRules.decisionWithoutStoredResponse(
+                method: method, policy: policy, asksOnlyIfCached: asksOnlyIfCached ?? HTTPCacheRules.asksOnlyIfCached(requestHeaders))
+            return decision == .fail ? .fail : .load
+        }
+        let stored: StoredResponse?
+        switch store.lookUp(url, key: HTTPCacheKey(url), requestHeaders: requestHeaders, allowingDiskIO: allowingDiskIO) {
+        case let .found(found): stored = found
+        case .needsDiskIO: return nil
         }
         let decision = HTTPCacheRules.decision(method: method,
                                                requestHeaders: requestHeaders,
                                                policy: policy,
                                                stored: stored?.entry,
-                                               now: now)
+                                               now: now ?? Date())
         switch decision {
         case .load: return .load
         case .fail: return .fail

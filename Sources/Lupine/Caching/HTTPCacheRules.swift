@@ -249,4 +249,29 @@ enum HTTPCacheRules {
     static func cacheControl(_ headers: [String: String]) -> CacheControl {
         CacheControl(value(of: "Cache-Control", in: headers).map { [$0] } ?? [])
     }
+
+    /// Whether request fields `headers` ask for `only-if-cached`: a response from the store or none.
+    static func asksOnlyIfCached(_ headers: [String: String]) -> Bool {
+        cacheControl(headers).has("only-if-cached")
+    }
+
+    /// What `decision` is when the store holds nothing for the request: the policy and the
+    /// request's `only-if-cached` decide alone.
+    static func decisionWithoutStoredResponse(method: String, policy: URLRequest.CachePolicy,
+                                              asksOnlyIfCached: @autoclosure () -> Bool) -> Decision {
+        guard method.lupineEqualsIgnoringASCIICase("GET") else { return .load }
+        // As `decision` decides with no entry (and `no-store` in the request changes nothing then).
+        switch policy {
+        case .reloadIgnoringLocalCacheData, .reloadIgnoringLocalAndRemoteCacheData, .returnCacheDataElseLoad,
+             .reloadRevalidatingCacheData:
+            return .load
+        case .returnCacheDataDontLoad:
+            return .fail
+        case .useProtocolCachePolicy:
+            break
+        @unknown default:
+            break
+        }
+        return asksOnlyIfCached() ? .fail : .load
+    }
 }

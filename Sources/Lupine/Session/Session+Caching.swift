@@ -18,7 +18,7 @@ extension Session {
     func cacheAction(for outgoing: OutgoingRequest, allowingDiskIO: Bool) -> HTTPCacheAction? {
         guard let httpCache else { return .load }
         return httpCache.action(for: outgoing.base, headerFields: outgoing.headerFields, policy: cachePolicy(for: outgoing.base),
-                                allowingDiskIO: allowingDiskIO)
+                                asksOnlyIfCached: outgoing.knownToAskOnlyIfCached, allowingDiskIO: allowingDiskIO)
     }
 
     /// A response to an unsafe method (POST, PUT, DELETE...) that succeeded makes the response

@@ -52,6 +52,7 @@ extension Session: RequestEnvironment {
         // A stored response that answers without the network needs no transport request.
         guard plan.cacheAction?.replayed == nil else { return PreparedHop(plan: plan, urlProtocolClass: urlProtocolClass) }
         let transportRequest = try self.transportRequest(for: outgoing.base, headerFields: outgoing.headerFields,
+                                                    sortedFields: outgoing.sortedSessionFields,
                                                     body: request.transportBody(for: outgoing.base), deadline: start.deadline,
                                                     schemes: urlProtocolClass == nil ? request.supportedURLSchemes : [],
                                                     conditionalHeaders: plan.cacheAction?.conditionalHeaders ?? [],

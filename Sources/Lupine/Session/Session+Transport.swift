@@ -9,8 +9,7 @@ extension Session {
     /// What a hop of `urlRequest` sends: the configuration's `httpAdditionalHeaders` are added
     /// where the request does not set the same header itself.
     func outgoingRequest(for urlRequest: URLRequest) -> OutgoingRequest {
-        OutgoingRequest(base: urlRequest, adding: additionalHeaderFields, sessionFieldsAlone: additionalHeaderDictionary,
-                        sessionFieldsProblem: additionalHeaderProblem)
+        OutgoingRequest(base: urlRequest, sessionFields: additionalHeaders)
     }
 
     /// The transport's view of `urlRequest`, sending `sentFields` (an `OutgoingRequest`'s fields:
@@ -27,6 +26,7 @@ extension Session {
     /// both for a request a URLProtocol class answers.
     func transportRequest(for urlRequest: URLRequest,
                           headerFields sentFields: [String: String],
+                          sortedFields: [HTTPHeader]? = nil,
                           body: TransportRequestBody?,
                           deadline: Date?,
                           schemes: Set<String> = ["http", "https"],
@@ -40,13 +40,13 @@ extension Session {
         // A URLProtocol class may answer a URL without a host (`data:`, a custom scheme). The
         // host as written: empty or not alike, without the percent-decoding of `host`.
         guard schemes.isEmpty || !(url.host(percentEncoded: true) ?? "").isEmpty else { throw Self.failure(.badURL, url: url) }
-        // One array, sorted in place, with room for the cookie and the conditional fields.
-        var headerFields: [HTTPHeader] = []
-        headerFields.reserveCapacity(sentFields.count + conditionalHeaders.count + 1)
-        for (name, value) in sentFields { headerFields.append(HTTPHeader(name: name, value: value)) }
-        headerFields.sort { Self.precedesIgnoringASCIICase($0.name, $1.name) }
+        // The Session's fields alone come sorted already, shared by every hop that sends them (a
+        // copy only when a cookie or a conditional field is added); other fields make one array,
+        // sorted in place, with room for those.
+        var headerFields = sortedFields
+            ?? SessionHeaderFields.sortedForTransport(sentFields, reservingCapacity: conditionalHeaders.count + 1)
         if let cookie = cookieHeader(for: urlRequest, headerFields: sentFields) { headerFields.append(cookie) }
-        headerFields += conditionalHeaders
+        if !conditionalHeaders.isEmpty { headerFields += conditionalHeaders }
         let proxy = proxy(for: url, headerFields: &headerFields)
         let tlsPolicy = evaluatesTrust ? try tlsPolicy(for: url, scheme: scheme, requestCredential: credential) : nil
         let requestTimeout = urlRequest.timeoutInterval
@@ -75,33 +75,6 @@ extension Session {
             NSURLErrorFailingURLErrorKey: url,
             NSLocalizedDescriptionKey: TransportErrorMapping.description(of: code),
         ]))
-    }
-
-    /// Whether `lhs` sorts before `rhs` when both are lowercased (ASCII), without lowercasing them:
-    /// the fields of every request are sorted so.
-    private static func precedesIgnoringASCIICase(_ lhs: String, _ rhs: String) -> Bool {
-        var left = lhs.utf8.makeIterator(), right = rhs.utf8.makeIterator()
-        while true {
-            switch (left.next(), right.next()) {
-            case (nil, nil): return false
-            case (nil, _): return true
-            case (_, nil): return false
-            case let (leftByte?, rightByte?):
-                let leftLower = (0x41...0x5A).contains(leftByte) ? leftByte | 0x20 : leftByte
-                let rightLower = (0x41...0x5A).contains(rightByte) ? rightByte | 0x20 : rightByte
-                if leftLower != rightLower { return leftLower < rightLower }
-            }
-        }
-    }
-
-    /// What `URLRequest.lupineValidateHeaderFields` throws for `fields`, if anything.
-    static func headerFieldsProblem(_ fields: [String: String]) -> AFError? {
-        do {
-            try URLRequest.lupineValidateHeaderFields(fields)
-            return nil
-        } catch {
-            return error.asAFError ?? .createURLRequestFailed(error: error)
-        }
     }
 
     /// URLRequest's own default `timeoutInterval`.

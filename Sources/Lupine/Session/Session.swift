@@ -56,11 +56,7 @@ open class Session: @unchecked Sendable {
     /// `httpAdditionalHeaders` as strings: read once, as URLSession reads its configuration
     /// (a request then pays neither the bridging nor the store's registry lookup).
     let httpCache: HTTPCache?
-    let additionalHeaderFields: [(name: String, value: String)]
-    /// `additionalHeaderFields` as the fields of a request that has none, made once.
-    let additionalHeaderDictionary: [String: String]
-    /// What checking `additionalHeaderDictionary` before sending finds (a CR, LF or NUL), once.
-    let additionalHeaderProblem: AFError?
+    let additionalHeaders: SessionHeaderFields
     /// Traces requests; nil when no tracer was active at creation (see `TracingEventMonitor`).
     let tracing: TracingEventMonitor?
     /// Records metrics; nil when no metrics backend was active at creation (see `MetricsEventMonitor`).
@@ -163,11 +159,7 @@ open class Session: @unchecked Sendable {
         self.configuration = configuration
         self.urlProtocolClasses = URLProtocolRegistry.userClasses(in: configuration)
         httpCache = configuration.urlCache.map { HTTPCache(urlCache: $0) }
-        additionalHeaderFields = (configuration.httpAdditionalHeaders ?? [:])
-            .compactMap { key, value in (key as? String).map { (name: $0, value: "\(value)") } }
-            .sorted { $0.name < $1.name }
-        additionalHeaderDictionary = OutgoingRequest.fields([:], adding: additionalHeaderFields) ?? [:]
-        additionalHeaderProblem = Self.headerFieldsProblem(additionalHeaderDictionary)
+        additionalHeaders = SessionHeaderFields(configuration.httpAdditionalHeaders)
         self.rootQueue = serialRootQueue
         self.startRequestsImmediately = startRequestsImmediately
         self.requestSetup = requestSetup
