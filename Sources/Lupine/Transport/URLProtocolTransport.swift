@@ -116,8 +116,9 @@ final class URLProtocolExchange: NSObject, URLProtocolClient, TransportTask, @un
             self.armDeadline()
             switch self.transportRequest.body {
             case let .stream(_, nextChunk)?:
-                // A protocol reads a body from the URLRequest: the chunks are gathered first.
-                Task {
+                // A protocol reads a body from the URLRequest: the chunks are gathered first,
+                // off the cooperative pool (see `DispatchTaskExecutor`).
+                Task(executorPreference: DispatchTaskExecutor(label: "lupine.request.body")) {
                     var gathered = Data()
                     do {
                         while let chunk = try await nextChunk() { gathered.append(chunk) }

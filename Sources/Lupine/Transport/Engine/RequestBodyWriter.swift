@@ -4,7 +4,8 @@ import NIOFoundationCompat
 import NIOHTTP1
 
 /// Writes requests for an `ExchangeHandler`: a request whose bytes are all at hand in one go,
-/// or a streamed body (a file, or the caller's chunks) produced on a task of its own while the
+/// or a streamed body (a file, or the caller's chunks) produced on a task of its own (run on a
+/// `DispatchTaskExecutor`, not the cooperative pool) while the
 /// previous chunks travel to the socket, a slow peer holding the producer back
 /// (`RequestBodyStream`). What to write and when is the `ExchangeStateMachine`'s; used on the
 /// channel's event loop only.
@@ -77,7 +78,11 @@ struct RequestBodyWriter {
                          fail: @escaping @Sendable (any Error) -> Void) {
         let stream = RequestBodyStream()
         self.stream = stream
-        task = Task { await stream.run(nextChunk: nextChunk, write: write, end: end, fail: fail) }
+        // Off the cooperative pool: a pool that the process's other tasks block must not stall
+        // the upload until its idle timer ends it.
+        task = Task(executorPreference: DispatchTaskExecutor(label: "lupine.request.body")) {
+            await stream.run(nextChunk: nextChunk, write: write, end: end, fail: fail)
+        }
     }
 
     /// Writes a chunk of the streamed body; false when no body is streaming.
