@@ -148,13 +148,13 @@ import Testing
     }
 
     /// The response and bytes of Lupine's loader are corelibs' for the URLs corelibs answers,
-    /// however oddly it reads some of them (a media type counts only before a parameter; `=` signs
-    /// are dropped from parameters).
+    /// however oddly it reads some of them (`=` signs are dropped from a charset), but for the
+    /// departures from RFC 2397 below.
     @Test func validURLsDecodeAsCorelibsDecodesThem() throws {
         guard let corelibs = NSClassFromString("FoundationNetworking._DataURLProtocol") as? URLProtocol.Type else { return }
-        let urls = ["data:,hi", "data:,", "data:text/html,hi", "data:text/html;charset=x,hi", "data:;charset=utf-8,x",
+        let urls = ["data:,hi", "data:,", "data:text/html;charset=x,hi", "data:;charset=utf-8,x",
                     "data:charset=utf-8,x", "data:text/plain;foo=bar;base64,aGk=", "data:text/plain;base64;charset=utf-8,aGk=",
-                    "data:;BASE64,aGk=", "data:;base64=,aGk=", "data:;charset=a=b,x", "data:a/b/c;x=y,x", "data:/b;x=y,x",
+                    "data:;charset=a=b,x", "data:a/b/c;x=y,x", "data:/b;x=y,x",
                     "data:a/;x=y,x", "data:a=b/c;x=y,x", "data:,a,b;c=d", "data:,hi#frag", "data:,hi?q=1", "data:;base64,aGk==",
                     "data://host/path,x", "data:;base64,%61Gk=", "data:,%C3%A9%00"]
         for string in urls {
@@ -167,6 +167,23 @@ import Testing
             #expect(ours.response?.textEncodingName == theirs.response?.textEncodingName, "\(string)")
             #expect(ours.response?.expectedContentLength == theirs.response?.expectedContentLength, "\(string)")
             #expect(ours.response?.url == theirs.response?.url, "\(string)")
+        }
+    }
+
+    /// corelibs answered these as `text/plain`, or with their base64 text, or with no charset.
+    @Test func mediaTypesWithoutParametersAndNamesInCapitalsAreReadAsRFC2397Says() async throws {
+        let cases: [(url: String, bytes: Data, mimeType: String, textEncodingName: String?)] = [
+            ("data:application/json,%7B%7D", Data("{}".utf8), "application/json", nil),
+            ("data:text/html,hi", Data("hi".utf8), "text/html", nil),
+            ("data:;BASE64,aGk=", Data("hi".utf8), "text/plain", nil),
+            ("data:image/png;Base64,iVBORw0KGgo=", Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), "image/png", nil),
+            ("data:text/plain;CHARSET=utf-8,h%C3%A9", Data("hé".utf8), "text/plain", "utf-8"),
+        ]
+        for (url, bytes, mimeType, textEncodingName) in cases {
+            let response = await AF.request(url).serializingData().response
+            #expect(response.value == bytes, "\(url)")
+            #expect(response.response?.mimeType == mimeType, "\(url)")
+            #expect(response.response?.textEncodingName == textEncodingName, "\(url)")
         }
     }
 

@@ -7,12 +7,16 @@ import Foundation
 /// what they were:
 /// - the scheme is case-insensitive (RFC 3986, section 3.1); the rest of the URL is read as its
 ///   `absoluteString` spells it, query and fragment included;
-/// - the media type is the part before the first `;` when a parameter follows it and it is one
-///   `type/subtype` (one `/`, not first or last, no `=`); otherwise `text/plain`. No charset is
-///   implied: `textEncodingName` is the first `charset=` parameter's value, or nil;
-/// - `;base64` must be the last parameter, spelled in lowercase; its data is percent-decoded, then
-///   decoded by `Data(base64Encoded:)` (padding required, no whitespace);
+/// - the media type is the part before the first `;` or the comma when it is one `type/subtype`
+///   (one `/`, not first or last, no `=`); otherwise `text/plain`. No charset is implied:
+///   `textEncodingName` is the first `charset=` parameter's value, or nil;
+/// - `;base64` must be the last parameter; its data is percent-decoded, then decoded by
+///   `Data(base64Encoded:)` (padding required, no whitespace);
 /// - other data is percent-decoded into bytes, whatever the charset.
+///
+/// Where corelibs departs from RFC 2397 on a valid URL, Lupine follows the RFC: a media type with
+/// no parameter counts (corelibs answered `data:application/json,{}` as `text/plain`), and the
+/// names `base64` and `charset` are case-insensitive (RFC 2045, section 5.1).
 ///
 /// A malformed URL throws the `Malformation` that says why, where corelibs' loader reported
 /// nothing but to a URLSessionTask's delegate: no comma, a percent escape that is not two hex
@@ -71,13 +75,11 @@ struct DataURL: Equatable {
         let segments = header.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false)
             .map { String(decoding: $0, as: UTF8.self) }
         let parameters = segments.dropFirst()
-        // Corelibs reads a parameter without its `=` signs, so `;base64=` marks base64 too.
-        let isBase64 = parameters.last.map { $0.filter { $0 != "=" } } == "base64"
+        let isBase64 = parameters.last?.lowercased() == "base64"
 
-        let named = parameters.isEmpty ? nil : segments[0]
-        mimeType = named.flatMap { Self.isTypeAndSubtype($0) ? $0 : nil } ?? Self.defaultMIMEType
+        mimeType = Self.isTypeAndSubtype(segments[0]) ? segments[0] : Self.defaultMIMEType
         // Corelibs drops any further `=` from the value (no charset name has one).
-        textEncodingName = parameters.first { $0.hasPrefix("charset=") }
+        textEncodingName = parameters.first { $0.lowercased().hasPrefix("charset=") }
             .map { String($0.dropFirst("charset=".count).filter { $0 != "=" }) }
 
         let body = try Self.percentDecoded(bytes[(comma + 1)...])
