@@ -102,6 +102,8 @@ import Testing
         async let download = AF.download(valid.url).serializingData(emptyResponseCodes: [200]).response
         async let stream = Self.streamedBytes(AF.streamRequest(valid.url))
         let (downloadResponse, streamed) = await (download, stream)
+        // A download without a destination keeps its file where Alamofire's does: the caller removes it.
+        if let file = downloadResponse.fileURL { try? FileManager.default.removeItem(at: file) }
         #expect(downloadResponse.value == valid.bytes)
         #expect(streamed == valid.bytes)
     }
@@ -114,6 +116,7 @@ import Testing
         async let download = AF.download(base64, requestModifier: Self.timeout).serializingData().response
         async let stream = Self.streamedBytes(AF.streamRequest(base64, requestModifier: Self.timeout))
         let (dataResponse, downloadResponse, streamed) = await (data, download, stream)
+        if let file = downloadResponse.fileURL { try? FileManager.default.removeItem(at: file) }
         #expect(dataResponse.value == bytes)
         #expect(dataResponse.response?.mimeType == "application/octet-stream")
         #expect(downloadResponse.value == bytes)
