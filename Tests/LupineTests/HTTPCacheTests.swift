@@ -317,6 +317,22 @@ import Testing
         #expect(server.hits(for: resource.path) == 2)
     }
 
+    /// The configuration is read when the Session is made, as URLSession copies its configuration:
+    /// a policy set on it afterwards changes nothing.
+    @Test func configurationChangedAfterTheSessionWasMadeIsNotRead() async throws {
+        let server = try await testServer()
+        let configuration = URLSessionConfiguration.af.ephemeral
+        configuration.urlCache = Self.memoryCache()
+        let session = Session(configuration: configuration)
+        configuration.requestCachePolicy = .returnCacheDataDontLoad
+        configuration.timeoutIntervalForResource = 0.000_001
+        let resource = Self.resource(server, ["Cache-Control": "no-store"])
+        let response = await Self.fetch(session, resource.url)
+
+        #expect(response.error == nil)
+        #expect(server.hits(for: resource.path) == 1)
+    }
+
     // MARK: Alamofire's CacheTests matrix
 
     /// The `Cache-Control` values of Alamofire's CacheTests, each on a resource without validators.

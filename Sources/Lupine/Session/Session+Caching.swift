@@ -10,7 +10,7 @@ extension Session {
     /// The request's own cache policy, or the configuration's `requestCachePolicy` when the
     /// request keeps the default `.useProtocolCachePolicy`.
     func cachePolicy(for request: URLRequest) -> URLRequest.CachePolicy {
-        request.cachePolicy == .useProtocolCachePolicy ? configuration.requestCachePolicy : request.cachePolicy
+        request.cachePolicy == .useProtocolCachePolicy ? hopSettings.requestCachePolicy : request.cachePolicy
     }
 
     /// What the cache does for one hop of a request that uses it; nil when only a read of the

@@ -7,9 +7,7 @@ import FoundationNetworking
 // `httpCookieStorage`, per RFC 6265 (see `CookieJar`).
 extension Session {
     /// The cookie rules over the configuration's storage; nil when the configuration has none.
-    var cookieJar: CookieJar? {
-        configuration.httpCookieStorage.map { CookieJar(storage: $0, acceptPolicy: configuration.httpCookieAcceptPolicy) }
-    }
+    var cookieJar: CookieJar? { hopSettings.cookieJar }
 
     /// The `Cookie` field to send with `request`: the stored cookies matching its URL, when the
     /// configuration's `httpShouldSetCookies` and the request's `httpShouldHandleCookies` allow it.
@@ -18,9 +16,9 @@ extension Session {
     /// Called as each hop is prepared, off the transport's thread: the Public Suffix List, which
     /// the storing of a response's cookies may need on that thread, is read here the first time.
     func cookieHeader(for request: URLRequest, headerFields: [String: String]) -> HTTPHeader? {
-        Self.preparePublicSuffixes(for: configuration)
+        if hopSettings.storesCookies { Self.preparePublicSuffixes() }
         // An empty storage answers first, before the request is read (a Foundation call each).
-        guard configuration.httpShouldSetCookies, let jar = cookieJar, jar.hasCookies, request.httpShouldHandleCookies,
+        guard hopSettings.sendsCookies, let jar = cookieJar, jar.hasCookies, request.httpShouldHandleCookies,
               !headerFields.keys.contains(where: { $0.lupineEqualsIgnoringASCIICase("Cookie") }),
               let url = request.url,
               let value = jar.cookieHeaderValue(for: url) else { return nil }
@@ -28,10 +26,9 @@ extension Session {
         return HTTPHeader(name: "Cookie", value: value)
     }
 
-    /// Reads the process's Public Suffix List, once, when `configuration` lets responses store
-    /// cookies; afterwards this costs one check of a lazily made constant.
-    private static func preparePublicSuffixes(for configuration: URLSessionConfiguration) {
-        guard configuration.httpCookieAcceptPolicy != .never, configuration.httpCookieStorage != nil else { return }
+    /// Reads the process's Public Suffix List, once (for a Session whose responses may store
+    /// cookies); afterwards this costs one check of a lazily made constant.
+    private static func preparePublicSuffixes() {
         _ = PublicSuffixList.shared.ruleCount
     }
 

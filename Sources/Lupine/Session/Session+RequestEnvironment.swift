@@ -20,8 +20,7 @@ extension Session: RequestEnvironment {
         // The Session's header fields are added to what is sent; the URLRequest with them merged
         // in is made only if something reads it.
         let outgoing = outgoingRequest(for: urlRequest)
-        let resourceTimeout = configuration.timeoutIntervalForResource
-        let attemptDuration = resourceTimeout > 0 ? resourceTimeout : nil
+        let attemptDuration = hopSettings.attemptDuration
         guard request.usesHTTPCache else {
             request.sendHop(HopPlan(outgoing: outgoing, cacheAction: nil, attemptDuration: attemptDuration), isRedirectHop: isRedirectHop)
             return

@@ -52,7 +52,7 @@ extension Session {
         let requestTimeout = urlRequest.timeoutInterval
         let idleTimeout = requestTimeout != Self.defaultRequestTimeout && requestTimeout > 0
             ? requestTimeout
-            : configuration.timeoutIntervalForRequest
+            : hopSettings.requestTimeout
         return TransportRequest(url: url,
                                 method: HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET"),
                                 headerFields: headerFields,
@@ -66,8 +66,7 @@ extension Session {
     /// The end of an attempt that starts now: `timeoutIntervalForResource` covers every redirect
     /// hop of the attempt, as it covers a whole URLSession task.
     func attemptDeadline() -> Date? {
-        let resourceTimeout = configuration.timeoutIntervalForResource
-        return resourceTimeout > 0 ? Date(timeIntervalSinceNow: resourceTimeout) : nil
+        hopSettings.attemptDuration.map { Date(timeIntervalSinceNow: $0) }
     }
 
     private static func failure(_ code: URLError.Code, url: URL) -> AFError {

@@ -57,6 +57,8 @@ open class Session: @unchecked Sendable {
     /// (a request then pays neither the bridging nor the store's registry lookup).
     let httpCache: HTTPCache?
     let additionalHeaders: SessionHeaderFields
+    /// What every hop reads of `configuration`, read once.
+    let hopSettings: SessionHopSettings
     /// Traces requests; nil when no tracer was active at creation (see `TracingEventMonitor`).
     let tracing: TracingEventMonitor?
     /// Records metrics; nil when no metrics backend was active at creation (see `MetricsEventMonitor`).
@@ -160,6 +162,7 @@ open class Session: @unchecked Sendable {
         self.urlProtocolClasses = URLProtocolRegistry.userClasses(in: configuration)
         httpCache = configuration.urlCache.map { HTTPCache(urlCache: $0) }
         additionalHeaders = SessionHeaderFields(configuration.httpAdditionalHeaders)
+        hopSettings = SessionHopSettings(configuration)
         self.rootQueue = serialRootQueue
         self.startRequestsImmediately = startRequestsImmediately
         self.requestSetup = requestSetup
