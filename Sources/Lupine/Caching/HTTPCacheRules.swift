@@ -40,22 +40,22 @@ enum HTTPCacheRules {
         guard method.lupineEqualsIgnoringASCIICase("GET") else { return .load }
         let requestControl = cacheControl(requestHeaders)
         // An entry whose header fields say no-store is never used, whatever put it there.
-        let usable = stored.flatMap { !$0.forbidsStoring && varyMatches($0, requestHeaders: requestHeaders) ? $0 : nil }
+        guard let entry = stored.flatMap({ !$0.forbidsStoring && varyMatches($0, requestHeaders: requestHeaders) ? $0 : nil }) else {
+            return decisionWithoutStoredResponse(method: method, policy: policy, asksOnlyIfCached: requestControl.has("only-if-cached"))
+        }
         switch policy {
         case .reloadIgnoringLocalCacheData, .reloadIgnoringLocalAndRemoteCacheData:
             return .load
-        case .returnCacheDataElseLoad:
-            return usable == nil ? .load : .useStored
-        case .returnCacheDataDontLoad:
-            return usable == nil ? .fail : .useStored
+        case .returnCacheDataElseLoad, .returnCacheDataDontLoad:
+            return .useStored
         case .reloadRevalidatingCacheData:
-            return usable.map(revalidateOrLoad) ?? .load
+            return revalidateOrLoad(entry)
         case .useProtocolCachePolicy:
             break
         @unknown default:
             break
         }
-        guard !requestControl.has("no-store"), let entry = usable else {
+        guard !requestControl.has("no-store") else {
             return requestControl.has("only-if-cached") ? .fail : .load
         }
         let decision = protocolDecision(entry, requestControl: requestControl, requestHeaders: requestHeaders, now: now)
@@ -260,7 +260,8 @@ enum HTTPCacheRules {
     static func decisionWithoutStoredResponse(method: String, policy: URLRequest.CachePolicy,
                                               asksOnlyIfCached: @autoclosure () -> Bool) -> Decision {
         guard method.lupineEqualsIgnoringASCIICase("GET") else { return .load }
-        // As `decision` decides with no entry (and `no-store` in the request changes nothing then).
+        // `decision` decides so too when it has no usable entry (`no-store` in the request
+        // changes nothing then).
         switch policy {
         case .reloadIgnoringLocalCacheData, .reloadIgnoringLocalAndRemoteCacheData, .returnCacheDataElseLoad,
              .reloadRevalidatingCacheData:

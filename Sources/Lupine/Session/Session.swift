@@ -52,10 +52,10 @@ open class Session: @unchecked Sendable {
     /// The URLProtocol classes of the configuration that may answer requests in place of the
     /// transport (Foundation's own left out), read once as URLSession reads its configuration.
     let urlProtocolClasses: [URLProtocol.Type]
-    /// The cache of the configuration's `urlCache`, nil when it has none, and its
-    /// `httpAdditionalHeaders` as strings: read once, as URLSession reads its configuration
-    /// (a request then pays neither the bridging nor the store's registry lookup).
+    /// The cache of the configuration's `urlCache`, nil when it has none: read once, as URLSession
+    /// reads its configuration (a request then pays not the store's registry lookup).
     let httpCache: HTTPCache?
+    /// The configuration's `httpAdditionalHeaders`, read once, in each form a hop needs them.
     let additionalHeaders: SessionHeaderFields
     /// What every hop reads of `configuration`, read once.
     let hopSettings: SessionHopSettings
