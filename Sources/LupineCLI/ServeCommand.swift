@@ -10,7 +10,7 @@ struct ServeCommand: AsyncParsableCommand {
             The first line printed is the server's base URL. Endpoints include /get /post /put /patch \
             /delete /anything /status/N /headers /bytes/N /stream/N /delay/N /redirect/N \
             /redirect-to?url= /gzip /deflate /brotli /zstd /encoded?codings=gzip,br /basic-auth/USER/PASSWORD \
-            /cookies /response-headers \
+            /cookies /response-headers /upload /discard \
             /json /xml and /fault/NAME.
             """
     )

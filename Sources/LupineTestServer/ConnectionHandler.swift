@@ -104,7 +104,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         if path == "/fault/drop-next" { dropsNextRequest = true }
         hits.record(path)
         if UploadSink.handles(path) {
-            state = .sinking(head, UploadSink(head: head))
+            state = .sinking(head, UploadSink(head: head, path: path))
             answerExpectContinue(head, context: context)
             return
         }

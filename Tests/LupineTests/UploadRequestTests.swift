@@ -23,6 +23,20 @@ import Testing
         #expect(report.transferEncoding == nil)
     }
 
+    /// The benchmark's S5 posts to `/discard`, which counts the body without hashing it.
+    @Test func uploadToTheDiscardingSinkCountsEveryByte() async throws {
+        let server = try await testServer()
+        let body = patternedBytes(count: 1 << 20)
+
+        let report = try await AF.upload(body, to: server.url("/discard"))
+            .serializingDecodable(DiscardReport.self).value
+
+        #expect(report.method == "POST")
+        #expect(report.bytes == body.count)
+        #expect(report.sha256 == nil)
+        #expect(report.contentLength == "1048576")
+    }
+
     @Test func uploadDataHonoursMethodHeadersAndRequestModifier() async throws {
         let server = try await testServer()
         let request = AF.upload(Data("hello".utf8), to: server.url("/upload"), method: .put,

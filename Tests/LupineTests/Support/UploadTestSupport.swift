@@ -15,6 +15,14 @@ struct SinkReport: Decodable, Sendable {
     let transferEncoding: String?
 }
 
+/// What LupineTestServer's `/discard` sink reports: `/upload`'s report without the hash.
+struct DiscardReport: Decodable, Sendable {
+    let bytes: Int
+    let sha256: String?
+    let method: String
+    let contentLength: String?
+}
+
 /// What LupineTestServer's `/multipart` echo reports about each part it parsed.
 struct MultipartEcho: Decodable, Sendable {
     struct Part: Decodable, Sendable {
