@@ -59,6 +59,8 @@ final class HTTP2Connection: MultiplexedConnection, ExchangeHandlerOwner, @unche
     static func make(id: Int, key: ConnectionKey, channel: any Channel, pool: ConnectionPool, clock: any EngineClock,
                      decompressionRatioLimit: Int, pingInterval: TimeAmount?, trustCheck: ServerTrustCheck?) throws -> HTTP2Connection {
         let pipeline = channel.pipeline.syncOperations
+        // Under the frame handler that `configureHTTP2Pipeline` adds last.
+        try pipeline.addHandler(FlushCoalescer())
         let multiplexer = try pipeline.configureHTTP2Pipeline(mode: .client,
                                                               connectionConfiguration: .init(),
                                                               streamConfiguration: .init()) { pushed in
