@@ -47,30 +47,36 @@ def metric(element, fragment):
 CLIENTS = ("Lupine", "LupineClosure", "Engine", "AHC", "URLSession")
 
 
-def switches_counted(directory):
+def profile_lines(directory):
+    """(scenario, client) -> the line bench-profile printed in compare.sh's pass after the timed
+    repetitions (one full-size run of each scenario and client)."""
+    lines = {}
+    for path in glob.glob(os.path.join(directory, "switches", "*.txt")):
+        scenario, client = os.path.basename(path)[:-len(".txt")].rsplit("_", 1)
+        with open(path, encoding="utf-8") as handle:
+            lines[(scenario, client)] = handle.read()
+    return lines
+
+
+def switches_counted(lines):
     """(scenario, client) -> "voluntary + involuntary" per request, from bench-profile's lines."""
     counted = {}
     pattern = re.compile(r"context switches per request ([0-9.]+) voluntary \+ ([0-9.]+) involuntary")
-    for path in glob.glob(os.path.join(directory, "switches", "*.txt")):
-        scenario, client = os.path.basename(path)[:-len(".txt")].rsplit("_", 1)
-        with open(path, encoding="utf-8") as handle:
-            found = pattern.search(handle.read())
+    for key, text in lines.items():
+        found = pattern.search(text)
         if found:
-            counted[(scenario, client)] = f"{float(found.group(1)):.2f} + {float(found.group(2)):.2f}"
+            counted[key] = f"{float(found.group(1)):.2f} + {float(found.group(2)):.2f}"
     return counted
 
 
-def profile_pass(directory):
-    """(scenario, client) -> (seconds per run, CPU µs per request) from compare.sh's bench-profile
-    pass (one full-size run of each scenario and client after the timed repetitions)."""
+def profile_pass(lines):
+    """(scenario, client) -> (seconds per run, CPU µs per request), from bench-profile's lines."""
     found = {}
     pattern = re.compile(r"([0-9]+) run\(s\), ([0-9.]+) s, .*?CPU ([0-9.]+) µs per request")
-    for path in glob.glob(os.path.join(directory, "switches", "*.txt")):
-        scenario, client = os.path.basename(path)[:-len(".txt")].rsplit("_", 1)
-        with open(path, encoding="utf-8") as handle:
-            match = pattern.search(handle.read())
+    for key, text in lines.items():
+        match = pattern.search(text)
         if match:
-            found[(scenario, client)] = (float(match.group(2)) / int(match.group(1)), float(match.group(3)))
+            found[key] = (float(match.group(2)) / int(match.group(1)), float(match.group(3)))
     return found
 
 
@@ -103,12 +109,13 @@ def main(directory):
     def median(values):
         return statistics.median(values) if values else float("nan")
 
-    counted = switches_counted(directory)
+    lines = profile_lines(directory)
+    counted = switches_counted(lines)
     # The harness records no throughput for an iteration longer than about 2 s (it rounds
     # iterations per second to an integer and drops a zero), and its JMH export then leaves the
     # benchmark out. A scenario that lost a client so takes every client's figures from the
     # bench-profile pass of the same run, so that its ratios compare runs of one kind.
-    profiled = profile_pass(directory)
+    profiled = profile_pass(lines)
     from_pass = set()
     for scenario in UNITS:
         expected = [c for c in CLIENTS if (scenario, c) in profiled and (scenario, c) not in SITS_OUT]
