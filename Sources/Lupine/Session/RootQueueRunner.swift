@@ -29,6 +29,8 @@ final class RootQueueRunner: Sendable {
 
     /// The Session's root queue.
     let queue: DispatchQueue
+    /// Enters `queue` synchronously without `DispatchQueue.sync`'s allocations.
+    private let entry: SerialQueueEntry
     private let marker = RootQueueMarker()
     /// Lupine's work dispatched to the root queue (or a queue targeting it) and not finished, and
     /// synchronous runs in progress.
@@ -42,6 +44,7 @@ final class RootQueueRunner: Sendable {
     /// - Parameter queue: The Session's serial root queue; it is marked as this runner's.
     init(queue: DispatchQueue) {
         self.queue = queue
+        entry = SerialQueueEntry(queue: queue)
         mayRunSynchronously = !Self.isMainQueue(queue)
         queue.setSpecific(key: Self.key, value: marker)
     }
@@ -159,7 +162,7 @@ final class RootQueueRunner: Sendable {
     func run(_ work: @escaping @Sendable () -> Void) {
         switch place {
         case .onRootQueue: work()
-        case .outside where runSynchronouslyIfIdle(work): break
+        case .outside where runSynchronouslyIfIdle(Closure(work: work)): break
         case .outside, .onAnotherRootQueue: async(work)
         }
     }
@@ -169,7 +172,7 @@ final class RootQueueRunner: Sendable {
     func run<Subject: AnyObject & Sendable>(_ subject: Subject, _ work: @escaping @Sendable (Subject) -> Void) {
         switch place {
         case .onRootQueue: work(subject)
-        case .outside where runSynchronouslyIfIdle({ work(subject) }): break
+        case .outside where runSynchronouslyIfIdle(OnSubject(subject: subject, work: work)): break
         case .outside, .onAnotherRootQueue: async(subject, work)
         }
     }
@@ -180,26 +183,57 @@ final class RootQueueRunner: Sendable {
                                                                _ work: @escaping @Sendable (Subject, Payload) -> Void) {
         switch place {
         case .onRootQueue: work(subject, payload)
-        case .outside where runSynchronouslyIfIdle({ work(subject, payload) }): break
+        case .outside where runSynchronouslyIfIdle(OnSubjectAndPayload(subject: subject, payload: payload, work: work)): break
         case .outside, .onAnotherRootQueue: async(subject, payload, work)
         }
     }
 
-    /// Runs `work` inside `queue.sync` when nothing of Lupine's waits on the root queue. Called
+    /// Runs `work` inside a synchronous entry of the queue when nothing of Lupine's waits on the root queue. Called
     /// only from outside every Session's root queue (`Place.outside`): two Sessions entering each
     /// other's root queue synchronously could each wait for the other. Never from an event loop:
     /// the work may be user code, and a loop must not wait for it (the thread contract).
-    private func runSynchronouslyIfIdle(_ work: () -> Void) -> Bool {
+    private func runSynchronouslyIfIdle<Work: RootQueueWork>(_ work: Work) -> Bool {
         guard mayRunSynchronously, !ThreadContract.isOnEventLoop,
               outstanding.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged
         else { return false }
-        // The deferred actions run once the root queue is left, not while it is held. The
-        // non-generic `sync` costs two allocations fewer than the one returning a value.
-        var deferred = DeferredWorkList()
-        queue.sync { deferred = perform(work) }
+        // The deferred actions run once the root queue is left, not while it is held.
+        var run = SynchronousRun(runner: self, work: work)
+        entry.sync(&run)
         outstanding.subtract(1, ordering: .acquiringAndReleasing)
-        deferred.forEach { $0.runAfterRootQueueWork() }
+        run.deferred.forEach { $0.runAfterRootQueueWork() }
         return true
+    }
+
+    /// One run of root-queue work inside the synchronous entry: `perform(_:)` around `work`, the
+    /// work it deferred kept for after the queue is left.
+    private struct SynchronousRun<Work: RootQueueWork>: QueueEntryBody {
+        let runner: RootQueueRunner
+        let work: Work
+        var deferred = DeferredWorkList()
+
+        mutating func run() {
+            deferred = runner.perform { work.run() }
+        }
+    }
+
+    /// The three shapes of work `run` takes, as values: a closure made around them to pass to
+    /// the queue would be an allocation.
+    private struct Closure: RootQueueWork {
+        let work: () -> Void
+        func run() { work() }
+    }
+
+    private struct OnSubject<Subject>: RootQueueWork {
+        let subject: Subject
+        let work: (Subject) -> Void
+        func run() { work(subject) }
+    }
+
+    private struct OnSubjectAndPayload<Subject, Payload>: RootQueueWork {
+        let subject: Subject
+        let payload: Payload
+        let work: (Subject, Payload) -> Void
+        func run() { work(subject, payload) }
     }
 
     /// An identifier of the calling thread.
@@ -210,6 +244,11 @@ final class RootQueueRunner: Sendable {
         UInt(pthread_self())
         #endif
     }
+}
+
+/// Work run on the root queue by `RootQueueRunner.run`, held as a value.
+private protocol RootQueueWork {
+    func run()
 }
 
 /// Work that root-queue work asks to run once it is over (`RootQueueRunner.afterCurrentWork(_:)`).
