@@ -35,6 +35,22 @@ private func events<Success: Sendable, Failure: Error & Sendable>(
     }
 }
 
+/// `handler`, noting in `completed` when the completion event reaches it.
+private func stampingCompletion<Success: Sendable, Failure: Error & Sendable>(
+    in completed: Locked<Date?>, _ handler: @escaping DataStreamRequest.Handler<Success, Failure>
+) -> DataStreamRequest.Handler<Success, Failure> {
+    { stream in
+        if stream.completion != nil { completed.withValue { $0 = Date() } }
+        try handler(stream)
+    }
+}
+
+/// Seconds from `start` to `end`; infinite when either never happened.
+private func secondsBetween(_ start: Locked<Date?>, _ end: Locked<Date?>) -> TimeInterval {
+    guard let start = start.current, let end = end.current else { return .infinity }
+    return end.timeIntervalSince(start)
+}
+
 /// Records what `request(_:didParseStream:)` reports, as strings.
 private final class ParsedStreamMonitor: EventMonitor, @unchecked Sendable {
     let queue = DispatchQueue(label: "test.parsedStreamMonitor")
@@ -149,13 +165,16 @@ private func lines(of chunks: [Data]) -> [Substring] {
         let server = try await testServer()
         let request = AF.streamRequest(server.url("/drip?numbytes=200&duration=4"))
         // Timed from the first chunk: on a busy machine the request may first wait for one of the
-        // shared Session's connections, which says nothing about how fast the cancel is.
+        // shared Session's connections, which says nothing about how fast the cancel is. Timed to
+        // the completion's arrival, not to the test's resumption: other tests block the
+        // cooperative pool's threads on purpose, which delays that by seconds.
         let firstChunk = Locked<Date?>(nil)
-        let received = await events({ request.responseStream(stream: $0) }, onStream: { _ in
+        let completed = Locked<Date?>(nil)
+        let received = await events({ request.responseStream(stream: stampingCompletion(in: completed, $0)) }, onStream: { _ in
             firstChunk.withValue { $0 = $0 ?? Date() }
             throw HandlerFailure()
         })
-        #expect(Date().timeIntervalSince(firstChunk.current ?? .distantPast) < 3)
+        #expect(secondsBetween(firstChunk, completed) < 3)
         #expect(request.isCancelled)
         let error = try #require(received.last?.completion?.error)
         guard case let .responseSerializationFailed(reason: .customSerializationFailed(error: underlying)) = error else {
@@ -189,11 +208,12 @@ private func lines(of chunks: [Data]) -> [Substring] {
         let request = AF.streamRequest(server.url("/drip?numbytes=200&duration=4"))
         // Timed from the first chunk (see throwingHandlerCancelsAndRecordsItsError).
         let firstChunk = Locked<Date?>(nil)
-        let received = await events({ request.responseStream(stream: $0) }, onStream: { stream in
+        let completed = Locked<Date?>(nil)
+        let received = await events({ request.responseStream(stream: stampingCompletion(in: completed, $0)) }, onStream: { stream in
             firstChunk.withValue { $0 = $0 ?? Date() }
             stream.cancel()
         })
-        #expect(Date().timeIntervalSince(firstChunk.current ?? .distantPast) < 3)
+        #expect(secondsBetween(firstChunk, completed) < 3)
         #expect(received.last?.completion?.error?.isExplicitlyCancelledError == true)
         #expect(request.isCancelled)
     }
