@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// An HTTP/1.1 connection: one exchange at a time, kept alive and handed back to its pool
 /// between exchanges, closed after `idleConnectionTimeout` unused. After a 101 to an upgrade
@@ -26,6 +27,11 @@ final class HTTP1Connection: PooledConnection, ExchangeHandlerOwner, @unchecked 
     let isDedicated: Bool
     /// Keeps the evaluator, whose identity is part of `key`, alive as long as the connection.
     private let trustCheck: ServerTrustCheck?
+
+    /// Exchanges handed over from off the event loop, in order, until the loop starts them: the
+    /// closure queued on the loop then captures the connection alone, which Swift passes as the
+    /// closure's context instead of allocating one (an allocation per request from a task).
+    private let handedOver = Mutex(SmallList<EngineExchange>())
 
     // Event-loop state.
     private var idleSince: NIODeadline?
@@ -54,8 +60,15 @@ final class HTTP1Connection: PooledConnection, ExchangeHandlerOwner, @unchecked 
         if channel.eventLoop.inEventLoop {
             startOnLoop(exchange)
         } else {
-            channel.eventLoop.execute { self.startOnLoop(exchange) }
+            handedOver.withLock { $0.append(exchange) }
+            channel.eventLoop.execute { self.startHandedOver() }
         }
+    }
+
+    /// Starts the oldest exchange handed over from off the loop; each `run` queues one call.
+    private func startHandedOver() {
+        guard let exchange = handedOver.withLock({ $0.removeFirst() }) else { return }
+        startOnLoop(exchange)
     }
 
     private func startOnLoop(_ exchange: EngineExchange) {
