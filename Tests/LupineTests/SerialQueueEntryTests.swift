@@ -52,4 +52,34 @@ import Testing
         #expect(SerialQueueEntry(queue: DispatchQueue(label: "test.entry")).entersWithoutClosures)
         #endif
     }
+
+    private final class Recorder: @unchecked Sendable {
+        let order: Locked<[Int]>
+        let value: Int
+        init(order: Locked<[Int]>, value: Int) { (self.order, self.value) = (order, value) }
+        func record() { order.withValue { $0.append(value) } }
+    }
+
+    /// Work queued without a block keeps its place among the queue's other work, runs on the
+    /// queue, and lets its object go once it has run.
+    @Test func workQueuedWithoutABlockKeepsItsOrderAndLetsItsObjectGo() async {
+        let queue = DispatchQueue(label: "test.entry")
+        let entry = SerialQueueEntry(queue: queue)
+        let order = Locked<[Int]>([])
+        weak var released: Recorder?
+        for value in 0..<20 {
+            if value.isMultiple(of: 2) {
+                let recorder = Recorder(order: order, value: value)
+                if value == 0 { released = recorder }
+                entry.async(retaining: recorder) { context in
+                    SerialQueueEntry.takeRetained(context, as: Recorder.self)?.record()
+                }
+            } else {
+                queue.async { order.withValue { $0.append(value) } }
+            }
+        }
+        queue.sync {}
+        #expect(order.current == Array(0..<20))
+        #expect(released == nil)
+    }
 }

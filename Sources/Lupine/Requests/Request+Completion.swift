@@ -41,12 +41,21 @@ extension Request {
         // The end waits in the request's state, and the closure queued holds the request alone
         // (it is the closure's context): one allocation fewer than a closure holding the end.
         mutableState.withLock { $0.queuedTransferEnds.append(QueuedTransferEnd(completion: completion, callerWasInside: callerWasInside)) }
+        // Queued with the request as the context of a C function: no block, no closure.
         if let handlersQueue, runsEndOnHandlersQueue(handlersQueue, runner: runner) {
-            handlersQueue.async { self.runQueuedTransferEndFromHandlersQueue() }
+            if let entry = defaults.callbackQueueEntry, entry.queue === handlersQueue {
+                entry.async(retaining: self) { context in
+                    SerialQueueEntry.takeRetained(context, as: Request.self)?.runQueuedTransferEndFromHandlersQueue()
+                }
+            } else {
+                handlersQueue.async { self.runQueuedTransferEndFromHandlersQueue() }
+            }
             return
         }
         runner.willQueue()
-        runner.queue.async { self.runQueuedTransferEnd() }
+        runner.entry.async(retaining: self) { context in
+            SerialQueueEntry.takeRetained(context, as: Request.self)?.runQueuedTransferEnd()
+        }
     }
 
     /// Whether the end of an exchange answered from the network goes to `handlersQueue`, the queue

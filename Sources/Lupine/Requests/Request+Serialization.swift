@@ -39,10 +39,11 @@ extension Request {
             runner.run(self) { $0.resumeIfAutomatic() }
         } else {
             callersSchedulingStart.add(1, ordering: .sequentiallyConsistent)
-            // A closure holding the request alone: the request is its context, one allocation
-            // fewer than `runner.async(self) { ... }`.
+            // Queued with the request as the context of a C function: no block, no closure.
             runner.willQueue()
-            runner.queue.async { self.startQueuedNotingTheCaller() }
+            runner.entry.async(retaining: self) { context in
+                SerialQueueEntry.takeRetained(context, as: Request.self)?.startQueuedNotingTheCaller()
+            }
             callersSchedulingStart.subtract(1, ordering: .sequentiallyConsistent)
         }
     }

@@ -26,6 +26,9 @@ final class RequestDefaults: Sendable {
     let httpCache: HTTPCache?
     /// The engine a WebSocket upgrade runs on when the owner has one; see `webSocketEngine`.
     private let engine: ConnectionEngine?
+    /// Queues work on the owner's callback queue (the default queue of handlers on Linux) without
+    /// a block; nil when the owner has none of its own.
+    let callbackQueueEntry: SerialQueueEntry?
 
     init(rootQueueRunner: RootQueueRunner,
          serializesOnRootQueue: Bool,
@@ -34,7 +37,8 @@ final class RequestDefaults: Sendable {
          redirectHandler: (any RedirectHandler)? = nil,
          cachedResponseHandler: (any CachedResponseHandler)? = nil,
          httpCache: HTTPCache? = nil,
-         engine: ConnectionEngine? = nil) {
+         engine: ConnectionEngine? = nil,
+         callbackQueue: DispatchQueue? = nil) {
         self.rootQueueRunner = rootQueueRunner
         self.serializesOnRootQueue = serializesOnRootQueue
         self.setsUpLazily = setsUpLazily
@@ -43,6 +47,7 @@ final class RequestDefaults: Sendable {
         self.cachedResponseHandler = cachedResponseHandler
         self.httpCache = httpCache
         self.engine = engine
+        callbackQueueEntry = callbackQueue.map(SerialQueueEntry.init(queue:))
     }
 
     /// The engine a WebSocket upgrade runs on: the owner's own, or a shared one when the owner

@@ -93,15 +93,28 @@ final class ResponseHandler<Reading: ResponseReading>: PendingResponse<Reading.R
     func deliver() {
         switch delivery {
         case let .handler(queue, _):
-            // The closure holds the handler alone, which is then its context: one allocation
-            // fewer than a closure holding the completion handler and the response.
-            queue.async { self.callCompletionHandler() }
+            // On the Session's callback queue (the default), queued with the handler as the
+            // context of a C function: no block. Elsewhere the closure holds the handler alone,
+            // which is then its context: one allocation fewer than a closure holding the
+            // completion handler and the response.
+            if let entry = request.defaults.callbackQueueEntry, entry.queue === queue {
+                entry.async(retaining: self) { context in
+                    (SerialQueueEntry.takeRetained(context, as: AnyObject.self) as? any QueuedCompletionDelivery)?
+                        .callQueuedCompletionHandler()
+                }
+            } else {
+                queue.async { self.callCompletionHandler() }
+            }
         case .awaited:
             // The awaiting task is woken once the root-queue work delivering the response is
             // over: it then finds the root queue free for its next request. The response is read
             // then, once.
             request.defaults.rootQueueRunner.afterCurrentWork(self)
         }
+    }
+
+    func callQueuedCompletionHandler() {
+        callCompletionHandler()
     }
 
     /// Calls the completion handler with the response, on the handler's queue.
@@ -152,3 +165,12 @@ final class ResponseHandler<Reading: ResponseReading>: PendingResponse<Reading.R
         }
     }
 }
+
+/// A response handler whose completion was queued without naming its generic type (the C
+/// function `SerialQueueEntry.async(retaining:_:)` runs cannot).
+protocol QueuedCompletionDelivery: AnyObject {
+    /// Calls the completion handler with the delivered response.
+    func callQueuedCompletionHandler()
+}
+
+extension ResponseHandler: QueuedCompletionDelivery {}

@@ -29,8 +29,8 @@ final class RootQueueRunner: Sendable {
 
     /// The Session's root queue.
     let queue: DispatchQueue
-    /// Enters `queue` synchronously without `DispatchQueue.sync`'s allocations.
-    private let entry: SerialQueueEntry
+    /// Enters `queue` synchronously, and queues work there, without `DispatchQueue`'s allocations.
+    let entry: SerialQueueEntry
     private let marker = RootQueueMarker()
     /// Lupine's work dispatched to the root queue (or a queue targeting it) and not finished, and
     /// synchronous runs in progress.

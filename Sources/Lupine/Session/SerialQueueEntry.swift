@@ -19,7 +19,8 @@ extension QueueEntryBody {
     }
 }
 
-/// Enters a serial queue synchronously, as `DispatchQueue.sync` does, without its allocations.
+/// Enters a serial queue synchronously, as `DispatchQueue.sync` does, without its allocations (and
+/// queues work on it, as `async` does, without a block).
 ///
 /// On Linux, `DispatchQueue.sync(execute:)` turns its closure into an escaping one and then into
 /// a block: two heap allocations per entry, and the root queue is entered twice per request.
@@ -70,6 +71,27 @@ struct SerialQueueEntry: @unchecked Sendable {
         }
         #endif
         queue.sync { body.run() }
+    }
+
+    /// Queues `function` on the queue, as `queue.async` does, with `object` retained as its
+    /// argument, without making a block (one allocation per hand-off on Linux). `function` must
+    /// take the object back once with `Unmanaged.takeRetainedValue()` (see `takeRetained(_:)`).
+    func async<Object: AnyObject & Sendable>(retaining object: Object,
+                                            _ function: @convention(c) (UnsafeMutableRawPointer?) -> Void) {
+        let context = Unmanaged.passRetained(object).toOpaque()
+        #if canImport(CDispatch)
+        if let wrapped {
+            dispatch_async_f(wrapped, context, function)
+            return
+        }
+        #endif
+        let address = UInt(bitPattern: context)
+        queue.async { function(UnsafeMutableRawPointer(bitPattern: address)) }
+    }
+
+    /// The object `async(retaining:_:)` passed, taken back (its retain released with it).
+    static func takeRetained<Object: AnyObject>(_ context: UnsafeMutableRawPointer?, as type: Object.Type) -> Object? {
+        context.map { Unmanaged<Object>.fromOpaque($0).takeRetainedValue() }
     }
 
     /// A body the C callback can run without naming its type.

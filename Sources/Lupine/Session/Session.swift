@@ -183,7 +183,7 @@ open class Session: @unchecked Sendable {
         requestDefaults = RequestDefaults(rootQueueRunner: runner, serializesOnRootQueue: serializationQueue == nil,
                                           setsUpLazily: requestSetup == .lazy, startsImmediately: startRequestsImmediately,
                                           redirectHandler: redirectHandler, cachedResponseHandler: cachedResponseHandler,
-                                          httpCache: httpCache, engine: engine)
+                                          httpCache: httpCache, engine: engine, callbackQueue: callbackQueue)
         self.eventMonitor = CompositeEventMonitor(monitors: eventMonitors + instruments.added, queue: serialRootQueue,
                                                   defaultMemberQueue: monitorQueue, rootQueueRunner: runner)
     }
