@@ -58,26 +58,22 @@ def profile_lines(directory):
     return lines
 
 
+def parsed(lines, pattern, convert):
+    """(scenario, client) -> convert(match) for each of bench-profile's lines `pattern` matches."""
+    compiled = re.compile(pattern)
+    return {key: convert(match) for key, match in ((key, compiled.search(text)) for key, text in lines.items()) if match}
+
+
 def switches_counted(lines):
     """(scenario, client) -> "voluntary + involuntary" per request, from bench-profile's lines."""
-    counted = {}
-    pattern = re.compile(r"context switches per request ([0-9.]+) voluntary \+ ([0-9.]+) involuntary")
-    for key, text in lines.items():
-        found = pattern.search(text)
-        if found:
-            counted[key] = f"{float(found.group(1)):.2f} + {float(found.group(2)):.2f}"
-    return counted
+    return parsed(lines, r"context switches per request ([0-9.]+) voluntary \+ ([0-9.]+) involuntary",
+                  lambda found: f"{float(found.group(1)):.2f} + {float(found.group(2)):.2f}")
 
 
 def profile_pass(lines):
     """(scenario, client) -> (seconds per run, CPU µs per request), from bench-profile's lines."""
-    found = {}
-    pattern = re.compile(r"([0-9]+) run\(s\), ([0-9.]+) s, .*?CPU ([0-9.]+) µs per request")
-    for key, text in lines.items():
-        match = pattern.search(text)
-        if match:
-            found[key] = (float(match.group(2)) / int(match.group(1)), float(match.group(3)))
-    return found
+    return parsed(lines, r"([0-9]+) run\(s\), ([0-9.]+) s, .*?CPU ([0-9.]+) µs per request",
+                  lambda found: (float(found.group(2)) / int(found.group(1)), float(found.group(3))))
 
 
 def main(directory):

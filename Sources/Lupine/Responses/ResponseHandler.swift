@@ -100,7 +100,7 @@ final class ResponseHandler<Reading: ResponseReading>: PendingResponse<Reading.R
             if let entry = request.defaults.callbackQueueEntry, entry.queue === queue {
                 entry.async(retaining: self) { context in
                     (SerialQueueEntry.takeRetained(context, as: AnyObject.self) as? any QueuedCompletionDelivery)?
-                        .callQueuedCompletionHandler()
+                        .callCompletionHandler()
                 }
             } else {
                 queue.async { self.callCompletionHandler() }
@@ -113,14 +113,10 @@ final class ResponseHandler<Reading: ResponseReading>: PendingResponse<Reading.R
         }
     }
 
-    func callQueuedCompletionHandler() {
-        callCompletionHandler()
-    }
-
     /// Calls the completion handler with the response, on the handler's queue.
     @_specialize(exported: false, kind: full, where Reading == DataResponseReading<DataResponseSerializer>)
     @_specialize(exported: false, kind: full, where Reading == DataResponseReading<StringResponseSerializer>)
-    private func callCompletionHandler() {
+    func callCompletionHandler() {
         guard case let .handler(_, completionHandler) = delivery, let response = deliveredResponse() else { return }
         completionHandler(response)
     }
@@ -170,7 +166,7 @@ final class ResponseHandler<Reading: ResponseReading>: PendingResponse<Reading.R
 /// function `SerialQueueEntry.async(retaining:_:)` runs cannot).
 protocol QueuedCompletionDelivery: AnyObject {
     /// Calls the completion handler with the delivered response.
-    func callQueuedCompletionHandler()
+    func callCompletionHandler()
 }
 
 extension ResponseHandler: QueuedCompletionDelivery {}

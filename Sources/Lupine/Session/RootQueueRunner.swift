@@ -188,10 +188,11 @@ final class RootQueueRunner: Sendable {
         }
     }
 
-    /// Runs `work` inside a synchronous entry of the queue when nothing of Lupine's waits on the root queue. Called
-    /// only from outside every Session's root queue (`Place.outside`): two Sessions entering each
-    /// other's root queue synchronously could each wait for the other. Never from an event loop:
-    /// the work may be user code, and a loop must not wait for it (the thread contract).
+    /// Runs `work` inside a synchronous entry of the root queue (`SerialQueueEntry`) when nothing
+    /// of Lupine's waits there. Called only from outside every Session's root queue
+    /// (`Place.outside`): two Sessions entering each other's root queue synchronously could each
+    /// wait for the other. Never from an event loop: the work may be user code, and a loop must
+    /// not wait for it (the thread contract).
     private func runSynchronouslyIfIdle<Work: RootQueueWork>(_ work: Work) -> Bool {
         guard mayRunSynchronously, !ThreadContract.isOnEventLoop,
               outstanding.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged
